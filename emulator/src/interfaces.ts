@@ -1,0 +1,88 @@
+/**
+ * Contracts between the emulator's three areas, so that each can be built and tested alone:
+ * - management API + server front (server.ts, management/*, state.ts, auth.ts, cli.ts): owns buckets,
+ *   credentials, zones, the API key and the JWT secret; composes the other two;
+ * - S3 data plane (s3/*): owns object bytes on disk; asks the management state about credentials;
+ * - transcription (transcription/*): owns uploads, transcripts and the balance.
+ * Routes and shapes follow docs/api-contract.md.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Counts requests per route template ("PUT /{bucket}/{key}"), for GET /_emulator/stats. */
+export interface RouteCounter {
+  count(area: "management" | "s3" | "transcription", route: string, write: boolean): void;
+}
+
+/** What the S3 plane needs from the management state (docs/api-contract.md §7). */
+export interface CredentialDirectory {
+  /** The credential with this access key id, or undefined when unknown (or its bucket is gone). */
+  lookup(accessKeyId: string): { secretAccessKey: string; bucketName: string; active: boolean } | undefined;
+  /** True when a bucket of this name exists in the management state. */
+  bucketExists(bucketName: string): boolean;
+}
+
+/** The object store behind the S3 plane, as the management API and the inspection endpoints use it. */
+export interface ObjectStoreApi {
+  /** True when the bucket holds no object and no unfinished multipart upload. */
+  isEmpty(bucketName: string): Promise<boolean>;
+  /** Removes all bytes of a bucket (called after the management API deleted it). */
+  dropBucket(bucketName: string): Promise<void>;
+  /** Number of objects across all buckets. */
+  countObjects(): Promise<number>;
+  /** Removes everything. */
+  reset(): Promise<void>;
+}
+
+export interface S3PlaneOptions {
+  /** Directory for object bytes and multipart parts; it exists and is writable. */
+  readonly dataDir: string;
+  readonly credentials: CredentialDirectory;
+  readonly logger: Logger;
+  readonly counter: RouteCounter;
+}
+
+export interface S3Plane {
+  /** Serves one request on the S3 port (path-style: /{bucket}/{key}). */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  readonly objects: ObjectStoreApi;
+  close(): Promise<void>;
+}
+
+export interface TranscriptionOptions {
+  /** Directory for uploads and transcript records; it exists and is writable. */
+  readonly dataDir: string;
+  /** When false, records need not survive a restart (no --data-dir given). */
+  readonly persistent: boolean;
+  /** The public base URL of the transcription API (to build uploadUrl); known once listening. */
+  readonly apiUrl: () => string;
+  readonly syncWaitMs: number;
+  readonly retentionDays: number;
+  readonly allowLoopbackUrls: boolean;
+  /** External speech engine command (`--transcriber`), given a 16 kHz mono WAV path as last argument. */
+  readonly transcriber?: string;
+  readonly initialBalanceUsd: number;
+  /** Checks the Authorization header like the management API (docs/api-contract.md §2). */
+  readonly authenticate: (req: IncomingMessage) => boolean;
+  readonly logger: Logger;
+  readonly counter: RouteCounter;
+}
+
+export interface TranscriptionService {
+  /**
+   * Serves a request whose path starts with /v1/ (transcripts and the upload PUT target).
+   * Answers every such path itself (404 for unknown ones).
+   */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  getBalance(): number;
+  setBalance(usd: number): void;
+  countTranscripts(): number;
+  reset(): Promise<void>;
+  /** Stops timers and workers; running jobs are persisted as they are. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,95 @@
+/**
+ * The host-independent contract of a resource. Each resource in `provider/resources/` implements
+ * `ResourceCore`; hosts adapt it: `provider/dynamic.ts` serves it as a Pulumi dynamic provider
+ * today, and an executable provider (PulumiPlugin.yaml, `@pulumi/pulumi/provider`) can serve the
+ * same cores later. Cores see plain JSON only: no Pulumi Output, no secret wrappers, no engine types.
+ */
+
+/** A plain JSON value, as stored in Pulumi state. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** A property bag as stored in state (inputs or outputs), without the host's `__provider`. */
+export type Props = Record<string, Json>;
+
+/** One validation failure, reported by the engine at preview against the named property. */
+export interface CheckFailure {
+  readonly property: string;
+  readonly reason: string;
+}
+
+export interface CheckResult<I> {
+  /** Inputs after defaults were applied (e.g. an auto-generated bucket name). */
+  readonly inputs: I;
+  readonly failures: readonly CheckFailure[];
+}
+
+export interface DiffResult {
+  readonly changes: boolean;
+  /** Properties whose change requires a new object. */
+  readonly replaces: readonly string[];
+  /** Properties that changed, replaced or updated in place (for the engine's detailed diff). */
+  readonly changed: readonly string[];
+  /** Delete the old object before creating its replacement (unique names). */
+  readonly deleteBeforeReplace: boolean;
+}
+
+export interface CreateResult<O> {
+  readonly id: string;
+  readonly outs: O;
+}
+
+export interface ReadResult<I, O> {
+  /** Undefined when the object no longer exists: the engine then drops it from state. */
+  readonly id?: string;
+  readonly outs?: O;
+  /** The inputs that would produce the live object, so that refresh can show drift. */
+  readonly inputs?: I;
+}
+
+/** Services a core receives from its host for one call. */
+export interface CallContext {
+  /** The resource's logical name, for messages (`Bucket "logs": …`). Empty when the host does not know it. */
+  readonly name: string;
+  /** True during preview: cores must not call the API. */
+  readonly preview: boolean;
+  readonly log: Logger;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+/**
+ * Contract shared by every resource core.
+ * - `check` validates before any API call; it must not do network I/O. Unknown values (preview)
+ *   arrive as `unknownValue` and are not validated.
+ * - `diff` compares real fields only.
+ * - `create` is transactional, or throws `PartialCreateError` carrying the state to keep.
+ * - `update` returns the complete outputs.
+ * - `read` returns no id when the object is gone.
+ * - `delete` is idempotent: an object already gone is success.
+ */
+export interface ResourceCore<I, O> {
+  /** Pulumi type name (the `<Type>` of `pulumi-nodejs:dynamic/cloudplatform:<Type>`). */
+  readonly type: string;
+  /** Output names that hold secrets (become `additionalSecretOutputs`). */
+  readonly secretOutputs: readonly string[];
+  check(ctx: CallContext, olds: Partial<I> | undefined, news: Props): CheckResult<I>;
+  diff(ctx: CallContext, id: string, olds: O, news: I): DiffResult;
+  create(ctx: CallContext, inputs: I): Promise<CreateResult<O>>;
+  read(ctx: CallContext, id: string, state: O): Promise<ReadResult<I, O>>;
+  update(ctx: CallContext, id: string, olds: O, news: I): Promise<O>;
+  delete(ctx: CallContext, id: string, state: O): Promise<void>;
+}
+
+/**
+ * The marker the dynamic-provider host gives an input whose value is not known during preview
+ * (an output of a resource not yet created). Kept here so cores can skip validating it.
+ */
+export const unknownValue = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function isUnknown(value: unknown): boolean {
+  return value === unknownValue;
+}
