@@ -1,0 +1,361 @@
+/**
+ * The platform's HTTP client: one keep-alive undici pool per origin, a deadline per request,
+ * bounded retries (retry.ts), JSON bodies parsed with zod, and typed errors (errors.ts) that name
+ * the endpoint and never a secret.
+ *
+ * A request that is not idempotent (a create) is never repeated blindly once it may have reached
+ * the server: the caller's `reconcile` looks for the object first, and without one the request is
+ * repeated only when the connection failed before anything was sent.
+ */
+import { Pool, type Dispatcher } from "undici";
+import type { z } from "zod";
+import {
+  BadRequestError,
+  CloudPlatformError,
+  ConflictError,
+  HttpError,
+  NetworkError,
+  NotFoundError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  TimeoutError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+} from "./errors.js";
+import { safeText } from "./redact.js";
+import { backoffDelay, defaultRetryPolicy, notProcessedStatuses, parseRetryAfter, retryableStatuses, type RetryPolicy } from "./retry.js";
+import type { Settings } from "./config.js";
+import { receivedKeys } from "./shapes.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+
+/** `management` = `{baseUrl}`, `transcription` = `{apiUrl}` (docs/api-contract.md §1). */
+export type Base = "management" | "transcription";
+
+export interface RequestOptions<T> {
+  readonly method: HttpMethod;
+  /** Path after the base URL, starting with `/`; ids must already be URL-encoded (use `pathOf`). */
+  readonly path: string;
+  /** @default "management" */
+  readonly base?: Base;
+  /** Sent as JSON. */
+  readonly body?: unknown;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /** Parses the JSON body of a successful response; without it the body is returned as `unknown`. */
+  readonly schema?: z.ZodType<T>;
+  /**
+   * Whether repeating the request is harmless. Defaults to true for GET, HEAD, PUT and DELETE and
+   * false for POST and PATCH.
+   */
+  readonly idempotent?: boolean;
+  /**
+   * For a non-idempotent request whose outcome is unknown (no answer, or a gateway error): finds
+   * what the request would have produced. A value ends the request with it; undefined means it did
+   * not happen, so the request is repeated.
+   */
+  readonly reconcile?: () => Promise<T | undefined>;
+  /** Deadline of one attempt, headers and body included. @default 30000 */
+  readonly timeoutMs?: number;
+  /** Statuses accepted as success. @default any 2xx */
+  readonly expectedStatus?: number | readonly number[];
+}
+
+export interface ApiResponse<T> {
+  readonly status: number;
+  readonly data: T;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface ClientOptions {
+  /** Replaces the per-origin pools (tests, proxies). */
+  readonly dispatcher?: Dispatcher;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly defaultTimeoutMs?: number;
+  /** Injected for tests. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+  readonly now?: () => number;
+  readonly userAgent?: string;
+  readonly onRetry?: (message: string) => void;
+}
+
+const pools = new Map<string, Pool>();
+
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (pool === undefined) {
+    pool = new Pool(origin, { connections: 16, keepAliveTimeout: 30_000, pipelining: 1 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Closes every pool (lets a test process or a CLI exit at once). */
+export async function closePools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.close()));
+}
+
+/** Builds a path from literal segments and ids, encoding the ids. */
+export function pathOf(strings: TemplateStringsArray, ...ids: readonly string[]): string {
+  return strings.reduce((acc, s, i) => acc + s + (i < ids.length ? encodeURIComponent(ids[i] as string) : ""), "");
+}
+
+/** Error codes that say the connection failed before the request was written. */
+const notSentCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+interface Attempt {
+  readonly kind: "response";
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+interface Failure {
+  readonly kind: "failure";
+  readonly error: CloudPlatformError;
+  /** Whether the request may have reached the server. */
+  readonly maybeSent: boolean;
+}
+
+export class ApiClient {
+  readonly settings: Settings;
+  private readonly options: ClientOptions;
+  private readonly policy: RetryPolicy;
+
+  constructor(settings: Settings, options: ClientOptions = {}) {
+    this.settings = settings;
+    this.options = options;
+    this.policy = { ...defaultRetryPolicy, ...options.retry };
+  }
+
+  /** The general request; typed helpers are in api.ts. */
+  async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
+    const endpoint = `${opts.method} ${opts.path}`;
+    const idempotent = opts.idempotent ?? !(opts.method === "POST" || opts.method === "PATCH");
+    const now = this.options.now ?? Date.now;
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const started = now();
+    let lastError: CloudPlatformError | undefined;
+
+    for (let attempt = 0; attempt < this.policy.maxAttempts; attempt++) {
+      const result = await this.attempt(opts, endpoint);
+      let retryAfter: number | undefined;
+      let maybeSent: boolean;
+      if (result.kind === "response") {
+        if (isExpected(result.status, opts.expectedStatus)) {
+          return { status: result.status, headers: result.headers, data: parseBody(result, opts.schema, endpoint) };
+        }
+        lastError = httpError(result, endpoint);
+        if (!retryableStatuses.has(result.status)) throw lastError;
+        retryAfter = parseRetryAfter(result.headers["retry-after"], now());
+        maybeSent = !notProcessedStatuses.has(result.status);
+      } else {
+        lastError = result.error;
+        maybeSent = result.maybeSent;
+      }
+
+      if (!idempotent && maybeSent) {
+        if (opts.reconcile === undefined) {
+          throw new OutcomeUnknownError(
+            "CLOUDPLATFORM_OUTCOME_UNKNOWN",
+            `${endpoint} may have reached the server but no answer arrived (${lastError.code}); it was not repeated ` +
+              "because repeating it could create a duplicate. Check the object in the dashboard, then run `pulumi up` again.",
+            { endpoint, cause: lastError, ...(lastError.status === undefined ? {} : { status: lastError.status }) },
+          );
+        }
+        const found = await opts.reconcile();
+        if (found !== undefined) return { status: 200, headers: {}, data: found };
+      }
+
+      if (attempt + 1 >= this.policy.maxAttempts) break;
+      const wait = retryAfter ?? backoffDelay(attempt, this.policy, this.options.random);
+      if (now() - started + wait > this.policy.maxTotalMs) break;
+      this.options.onRetry?.(`${endpoint}: ${lastError.code}; retrying in ${Math.round(wait / 100) / 10}s`);
+      await sleep(wait);
+    }
+    const error = lastError as CloudPlatformError;
+    error.message += ` Gave up after ${Math.round((now() - started) / 1000)}s of retries; try again later.`;
+    throw error;
+  }
+
+  private async attempt<T>(opts: RequestOptions<T>, endpoint: string): Promise<Attempt | Failure> {
+    const baseUrl = (opts.base ?? "management") === "management" ? this.settings.baseUrl : this.settings.apiUrl;
+    const url = new URL(baseUrl + opts.path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const auth = this.settings.auth;
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      authorization: auth.kind === "apiKey" ? auth.value : `Bearer ${auth.value}`,
+      "user-agent": this.options.userAgent ?? "pulumi-cloudplatform",
+    };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] = "application/json; charset=utf-8";
+    } else if (opts.method === "POST") {
+      // The spec sends a JSON content type even on body-less POSTs (§4.1).
+      body = "{}";
+      headers["content-type"] = "application/json; charset=utf-8";
+    }
+    const timeoutMs = opts.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const dispatcher = this.options.dispatcher ?? poolFor(url.origin);
+    try {
+      const res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: opts.method,
+        headers,
+        body: body ?? null,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await res.body.text();
+      return { kind: "response", status: res.statusCode, headers: res.headers, text };
+    } catch (err) {
+      if (controller.signal.aborted || isTimeoutCode(err)) {
+        return {
+          kind: "failure",
+          maybeSent: true,
+          error: new TimeoutError(
+            "CLOUDPLATFORM_TIMEOUT",
+            `${endpoint} did not answer within ${timeoutMs} ms (CLOUDPLATFORM_TIMEOUT). Check that ${url.origin} is reachable.`,
+            { endpoint, retryable: true },
+          ),
+        };
+      }
+      const code = errorCode(err);
+      return {
+        kind: "failure",
+        maybeSent: !notSentCodes.has(code),
+        error: new NetworkError(
+          "CLOUDPLATFORM_NETWORK",
+          `${endpoint} failed: connection error ${code} (CLOUDPLATFORM_NETWORK). Check that ${url.origin} is reachable.`,
+          { endpoint, retryable: true },
+        ),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function isExpected(status: number, expected: number | readonly number[] | undefined): boolean {
+  if (expected === undefined) return status >= 200 && status < 300;
+  return typeof expected === "number" ? status === expected : expected.includes(status);
+}
+
+function isTimeoutCode(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
+}
+
+function errorCode(err: unknown): string {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return "UNKNOWN";
+}
+
+function parseBody<T>(res: Attempt, schema: z.ZodType<T> | undefined, endpoint: string): T {
+  let json: unknown = undefined;
+  if (res.text.trim() !== "") {
+    try {
+      json = JSON.parse(res.text);
+    } catch {
+      if (schema !== undefined) throw new UnexpectedResponseError(endpoint, [], "the body is not JSON", res.status);
+      return undefined as T;
+    }
+  }
+  if (schema === undefined) return json as T;
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "body"}: ${i.code}`)
+    .join("; ");
+  throw new UnexpectedResponseError(endpoint, receivedKeys(json), problems, res.status);
+}
+
+interface ErrorBody {
+  readonly apiCode: string | undefined;
+  readonly message: string | undefined;
+}
+
+/** Reads the error body variants of docs/api-contract.md §2.1. */
+export function readErrorBody(text: string): ErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { apiCode: undefined, message: undefined };
+  }
+  if (typeof json !== "object" || json === null) return { apiCode: undefined, message: undefined };
+  const o = json as Record<string, unknown>;
+  const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+  if (typeof o["error"] === "object" && o["error"] !== null) {
+    const e = o["error"] as Record<string, unknown>;
+    return { apiCode: str(e["code"]), message: str(e["message"]) ?? str(o["message"]) };
+  }
+  return {
+    apiCode: str(o["code"]) ?? str(o["error"]),
+    message: str(o["message"]) ?? str(o["detail"]) ?? str(o["error_description"]),
+  };
+}
+
+const hints: Record<number, string> = {
+  400: "Fix the value the message names.",
+  401: "Check cloudplatform:apiKey or cloudplatform:token (a rotated API key stops working at once).",
+  403: "The credential lacks the permission for this request.",
+  404: "The object does not exist (it may have been deleted outside Pulumi).",
+  409: "The name is taken or the object is in a conflicting state.",
+  429: "The API is rate limiting this project; try again later.",
+};
+
+function httpError(res: Attempt, endpoint: string): HttpError {
+  const { apiCode, message } = readErrorBody(res.text);
+  const status = res.status;
+  const [Cls, code] = classify(status);
+  const server = message === undefined ? "" : `: ${safeText(message)}`;
+  const hint = hints[status] ?? (status >= 500 ? "The platform failed; try again later." : "");
+  const text = `${endpoint} failed with ${status}${apiCode === undefined ? "" : ` ${safeText(apiCode, 60)}`}${server} (${code}).${hint === "" ? "" : ` ${hint}`}`;
+  return new Cls(code, text, {
+    status,
+    endpoint,
+    retryable: retryableStatuses.has(status),
+    ...(apiCode === undefined ? {} : { apiCode }),
+  });
+}
+
+function classify(status: number): [typeof HttpError, string] {
+  switch (status) {
+    case 400:
+    case 422:
+      return [BadRequestError, "CLOUDPLATFORM_BAD_REQUEST"];
+    case 401:
+    case 403:
+      return [UnauthorizedError, "CLOUDPLATFORM_UNAUTHORIZED"];
+    case 404:
+      return [NotFoundError, "CLOUDPLATFORM_NOT_FOUND"];
+    case 409:
+      return [ConflictError, "CLOUDPLATFORM_CONFLICT"];
+    case 429:
+      return [RateLimitedError, "CLOUDPLATFORM_RATE_LIMITED"];
+    default:
+      return [HttpError, `CLOUDPLATFORM_HTTP_${status}`];
+  }
+}

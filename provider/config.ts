@@ -1,0 +1,159 @@
+/**
+ * Provider settings, read at call time (docs/api-contract.md §1). Nothing here is read when the
+ * program builds its resources: a value read then would be captured into the serialized provider
+ * (`__provider`) in plaintext.
+ *
+ * Precedence per setting: stack config handed to `configure()`, then the `PULUMI_CONFIG`
+ * environment JSON, then the `CLOUDPLATFORM_*` environment variables.
+ */
+import { ConfigInvalidError, ConfigMissingError } from "./errors.js";
+import { registerSecret } from "./redact.js";
+
+export type SettingName = "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token";
+
+const envNames: Record<SettingName, string> = {
+  baseUrl: "CLOUDPLATFORM_BASE_URL",
+  s3Url: "CLOUDPLATFORM_S3_URL",
+  apiUrl: "CLOUDPLATFORM_API_URL",
+  apiKey: "CLOUDPLATFORM_API_KEY",
+  token: "CLOUDPLATFORM_TOKEN",
+};
+
+export type Auth = { readonly kind: "apiKey"; readonly value: string } | { readonly kind: "token"; readonly value: string };
+
+export interface Settings {
+  readonly baseUrl: string;
+  /** Undefined when not set: only resources that talk S3 or output the endpoint need it. */
+  readonly s3Url: string | undefined;
+  readonly apiUrl: string;
+  readonly auth: Auth;
+}
+
+/** Looks a namespaced key (`cloudplatform:apiKey`) up in one source. */
+export type ConfigLookup = (key: string) => string | undefined;
+
+let configured: Record<string, string> = {};
+let rotatedApiKey: string | undefined;
+let warnedBoth = false;
+
+/** Called by the host's `configure()` with the whole stack config (namespaced keys). */
+export function setConfiguredValues(values: Record<string, string | undefined>): void {
+  const clean: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values)) if (typeof value === "string") clean[key] = value;
+  configured = clean;
+}
+
+/**
+ * After the provider rotated the API key it authenticates with, the old key no longer works: the
+ * rest of the run uses the new one, whatever the config says.
+ */
+export function useRotatedApiKey(key: string): void {
+  registerSecret(key);
+  rotatedApiKey = key;
+}
+
+/** The provider host's sources: configure(), then PULUMI_CONFIG, then nothing (env comes last). */
+export const hostLookup: ConfigLookup = (key) => configured[key] ?? pulumiConfigEnv()[key];
+
+function pulumiConfigEnv(): Record<string, string> {
+  const raw = process.env["PULUMI_CONFIG"];
+  if (raw === undefined || raw === "") return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== "object" || parsed === null) return {};
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === "string") out[k] = v;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+function read(name: SettingName, lookup: ConfigLookup): string | undefined {
+  const value = lookup(`cloudplatform:${name}`) ?? process.env[envNames[name]];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+export function howToSet(name: SettingName): string {
+  const secret = name === "apiKey" || name === "token" ? " --secret" : "";
+  return `\`pulumi config set${secret} cloudplatform:${name} <value>\` or the environment variable ${envNames[name]}`;
+}
+
+function url(name: SettingName, value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigInvalidError(
+      `cloudplatform:${name} is not a valid URL (CLOUDPLATFORM_CONFIG_INVALID). Set it with ${howToSet(name)}, e.g. https://api.example.com.`,
+    );
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigInvalidError(
+      `cloudplatform:${name} must be an http(s) URL (CLOUDPLATFORM_CONFIG_INVALID). Set it with ${howToSet(name)}.`,
+    );
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/**
+ * Resolves the settings from `lookup` and the environment. Throws `ConfigMissingError` naming both
+ * ways to set a missing value. When both an API key and a token are set, the API key wins (contract
+ * §1: it is meant for automation; a dashboard JWT expires mid-deployment) and `onWarning` is told once.
+ */
+export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (message: string) => void): Settings {
+  const base = read("baseUrl", lookup);
+  if (base === undefined) {
+    throw new ConfigMissingError(
+      `the management API address is not set (CLOUDPLATFORM_CONFIG_MISSING). Set it with ${howToSet("baseUrl")}.`,
+    );
+  }
+  const baseUrl = url("baseUrl", base);
+  const s3 = read("s3Url", lookup);
+  const api = read("apiUrl", lookup);
+  const apiKey = rotatedApiKey ?? read("apiKey", lookup);
+  const token = read("token", lookup);
+  registerSecret(apiKey);
+  registerSecret(token);
+  let auth: Auth;
+  if (apiKey !== undefined) {
+    auth = { kind: "apiKey", value: apiKey };
+    if (token !== undefined && !warnedBoth && rotatedApiKey === undefined) {
+      warnedBoth = true;
+      onWarning?.(
+        "both cloudplatform:apiKey and cloudplatform:token are set; using the API key and ignoring the token " +
+          "(an API key is meant for automation, a dashboard token expires). Remove one of them to silence this warning.",
+      );
+    }
+  } else if (token !== undefined) {
+    auth = { kind: "token", value: token };
+  } else {
+    throw new ConfigMissingError(
+      `no credential is set (CLOUDPLATFORM_CONFIG_MISSING). Set an API key with ${howToSet("apiKey")}, ` +
+        `or a dashboard token with ${howToSet("token")}.`,
+    );
+  }
+  return {
+    baseUrl,
+    s3Url: s3 === undefined ? undefined : url("s3Url", s3),
+    apiUrl: api === undefined ? baseUrl : url("apiUrl", api),
+    auth,
+  };
+}
+
+/** The S3 endpoint, or a clear error for the resources that need it. */
+export function requireS3Url(settings: Settings): string {
+  if (settings.s3Url === undefined) {
+    throw new ConfigMissingError(
+      `the S3 endpoint is not set (CLOUDPLATFORM_CONFIG_MISSING). Set it with ${howToSet("s3Url")}.`,
+    );
+  }
+  return settings.s3Url;
+}
+
+/** For tests: forget configure() values, a rotated key and the one-time warning. */
+export function resetConfigState(): void {
+  configured = {};
+  rotatedApiKey = undefined;
+  warnedBoth = false;
+}
