@@ -1,0 +1,284 @@
+import { basename } from "node:path";
+import { hostLookup } from "../config.js";
+import type { CallContext, CheckResult, CreateResult, DiffResult, Props, ReadResult, ResourceCore } from "../core.js";
+import { isUnknown } from "../core.js";
+import { CloudPlatformError, PartialCreateError } from "../errors.js";
+import { getClient } from "../runtime.js";
+import type { CreateTranscriptBody, TranscriptionApi } from "../transcription/api.js";
+import { defaultPollBackoff, sleep as realSleep, type BackoffOptions } from "../transcription/backoff.js";
+import { checkTranscriptInputs } from "../transcription/check.js";
+import { TranscriptDeadlineError, TranscriptFailedError, TranscriptUploadError } from "../transcription/errors.js";
+import { transcriptionApi } from "../transcription/http-api.js";
+import { inputOnly, recordOf, toOutputs } from "../transcription/outputs.js";
+import { statSource } from "../transcription/source.js";
+import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "../transcription/types.js";
+import { isFinished } from "../transcription/types.js";
+import { defaultUploadOptions, UploadFailure, uploadFile, type UploadOptions } from "../transcription/upload.js";
+import { waitForTranscript } from "../transcription/wait.js";
+
+/**
+ * The Transcript resource: one transcription job run to completion during `pulumi up`
+ * (spec §3, §4.3, §6–8; docs/api-contract.md §8; docs/transcript.md).
+ *
+ * The resource id is the transcript id. A job is paid for when it ends `done`, so the core never
+ * starts a second job for the same inputs: once the id is known, every failure (deadline, network)
+ * is reported as partial state carrying it, and the next `up` resumes waiting on that id.
+ */
+
+const type = "Transcript";
+
+/** What the core needs from the outside world; injectable so tests run fast and offline. */
+export interface TranscriptDeps {
+  /** The API for one call, built from the configuration read at call time. */
+  readonly api: (ctx: CallContext) => TranscriptionApi;
+  /** The configured transcription API URL, or undefined; read at call time by `check`. */
+  readonly apiUrl: () => string | undefined;
+  readonly upload: UploadOptions;
+  readonly pollBackoff: BackoffOptions;
+  /** Progress lines are written at most this often while a job's status does not change. */
+  readonly progressIntervalMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** Reads the API URL the way config.ts does, without resolving credentials (check must not fail on them). */
+function configuredApiUrl(): string | undefined {
+  return (
+    hostLookup("cloudplatform:apiUrl") ??
+    process.env["CLOUDPLATFORM_API_URL"] ??
+    hostLookup("cloudplatform:baseUrl") ??
+    process.env["CLOUDPLATFORM_BASE_URL"]
+  );
+}
+
+const defaultDeps: TranscriptDeps = {
+  api: (ctx) => transcriptionApi(getClient(hostLookup, (message) => ctx.log.warn(message))),
+  apiUrl: configuredApiUrl,
+  upload: defaultUploadOptions,
+  pollBackoff: defaultPollBackoff,
+  progressIntervalMs: 30_000,
+  now: Date.now,
+  sleep: realSleep,
+};
+
+/** Inputs whose change means a different transcript, hence a new (paid) job. */
+const replacingInputs = ["url", "sourceHash", "language", "glossary"] as const;
+/** Inputs that only change how this provider waits or what is stored: no new job. */
+const updatingInputs = ["sourcePath", "webhookUrl", "waitForCompletion", "timeoutMinutes"] as const;
+
+export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): ResourceCore<TranscriptInputs, TranscriptOutputs> {
+  const deps: TranscriptDeps = { ...defaultDeps, ...overrides };
+
+  const prefix = <E extends Error>(ctx: CallContext, error: E): E => {
+    if (CloudPlatformError.isInstance(error) && ctx.name !== "") error.forResource(type, ctx.name);
+    return error;
+  };
+  const say = (ctx: CallContext, message: string): string => (ctx.name === "" ? message : `${type} "${ctx.name}": ${message}`);
+
+  /** Waits for `record` to finish; every way of not finishing keeps the id as partial state. */
+  async function finish(ctx: CallContext, api: TranscriptionApi, inputs: TranscriptInputs, record: TranscriptRecord, previous?: TranscriptOutputs): Promise<TranscriptOutputs> {
+    let last = record;
+    let result;
+    try {
+      result = await waitForTranscript(
+        async () => {
+          const next = await api.getTranscript(record.id);
+          if (!next) {
+            throw new CloudPlatformError(
+              "CLOUDPLATFORM_NOT_FOUND",
+              `transcription job ${record.id} is no longer found on the platform while waiting for it (CLOUDPLATFORM_NOT_FOUND); ` +
+                "run `pulumi up --replace` on this resource to start a new job.",
+            );
+          }
+          last = next;
+          return next;
+        },
+        record,
+        {
+          deadline: deps.now() + inputs.timeoutMinutes * 60_000,
+          backoff: deps.pollBackoff,
+          progressIntervalMs: deps.progressIntervalMs,
+          now: deps.now,
+          sleep: deps.sleep,
+          log: (message) => ctx.log.info(say(ctx, message)),
+        },
+      );
+    } catch (error) {
+      throw prefix(ctx, new PartialCreateError(last.id, asProps(toOutputs(inputs, last, previous)), error));
+    }
+    const outs = toOutputs(inputs, result.record, previous);
+    if (!result.finished) {
+      const why = new TranscriptDeadlineError(result.record.id, result.record.status, inputs.timeoutMinutes);
+      throw prefix(ctx, new PartialCreateError(result.record.id, asProps(outs), why));
+    }
+    return outs;
+  }
+
+  async function startJob(ctx: CallContext, api: TranscriptionApi, inputs: TranscriptInputs): Promise<TranscriptRecord> {
+    const body: CreateTranscriptBody = { language: inputs.language };
+    if (inputs.sourcePath !== undefined) {
+      body.uploadKey = await uploadSource(ctx, api, inputs.sourcePath);
+    } else if (inputs.url !== undefined) {
+      body.url = inputs.url;
+    }
+    if (inputs.webhookUrl !== undefined) body.webhookUrl = inputs.webhookUrl;
+    if (inputs.glossary !== undefined && Object.keys(inputs.glossary).length > 0) body.glossary = inputs.glossary;
+    return api.createTranscript(body, inputs.waitForCompletion);
+  }
+
+  async function uploadSource(ctx: CallContext, api: TranscriptionApi, path: string): Promise<string> {
+    const stat = statSource(path);
+    if (stat.kind !== "file") {
+      throw new CloudPlatformError("CLOUDPLATFORM_SOURCE_MISSING", `source file "${path}" is no longer readable (CLOUDPLATFORM_SOURCE_MISSING); restore it and run \`pulumi up\` again.`);
+    }
+    const ticket = await api.prepareUpload({ filename: basename(path), size: stat.size });
+    ctx.log.info(say(ctx, `uploading ${basename(path)} (${formatBytes(stat.size)})`));
+    try {
+      await uploadFile(ticket.uploadUrl, path, { ...deps.upload, onRetry: (message) => ctx.log.warn(say(ctx, message)) });
+    } catch (error) {
+      if (error instanceof UploadFailure) {
+        throw new TranscriptUploadError(
+          `uploading "${path}" failed: ${error.message} (CLOUDPLATFORM_UPLOAD_FAILED). ` +
+            (error.status === 413 ? "The platform accepts files up to 2 GB." : "Nothing was charged; run `pulumi up` again."),
+          error.status,
+          error.retryable,
+        );
+      }
+      throw error;
+    }
+    return ticket.uploadKey;
+  }
+
+  return {
+    type,
+    // The text is the user's own content, not a credential: users wrap it with pulumi.secret() if needed.
+    secretOutputs: [],
+
+    check(ctx: CallContext, _olds: Partial<TranscriptInputs> | undefined, news: Props): CheckResult<TranscriptInputs> {
+      const result = checkTranscriptInputs(news, { apiUrl: deps.apiUrl() });
+      return { inputs: result.inputs, failures: result.failures.map((f) => ({ property: f.property, reason: say(ctx, f.reason) })) };
+    },
+
+    diff(_ctx: CallContext, _id: string, olds: TranscriptOutputs, news: TranscriptInputs): DiffResult {
+      const replaces: string[] = [];
+      const changed: string[] = [];
+      const differs = (key: keyof TranscriptInputs): boolean => {
+        const next = news[key];
+        return isUnknown(next) || canonical(olds[key]) !== canonical(next);
+      };
+      for (const key of replacingInputs) {
+        if (differs(key)) replaces.push(key);
+      }
+      // Switching between a URL and a file is a different transcript even when neither hash nor url
+      // is there to compare (a URL source has no hash).
+      if ((olds.sourcePath === undefined) !== (news.sourcePath === undefined) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
+      // An unknown path at preview means the file (hence its hash) is not known yet.
+      if (isUnknown(news.sourcePath) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
+      for (const key of updatingInputs) {
+        if (differs(key)) changed.push(key);
+      }
+      // A job that failed left no transcript: the desired state is not reached, so it is re-run
+      // (failed jobs are not charged). A job still running with waiting wanted is resumed.
+      if (olds.status === "error" && !replaces.includes("status")) replaces.push("status");
+      else if (news.waitForCompletion === true && !isFinished(olds.status)) changed.push("status");
+      const all = [...replaces, ...changed];
+      return { changes: all.length > 0, replaces, changed: all, deleteBeforeReplace: false };
+    },
+
+    async create(ctx: CallContext, inputs: TranscriptInputs): Promise<CreateResult<TranscriptOutputs>> {
+      const api = deps.api(ctx);
+      let record: TranscriptRecord;
+      try {
+        record = await startJob(ctx, api, inputs);
+      } catch (error) {
+        throw error instanceof Error ? prefix(ctx, error) : error;
+      }
+      ctx.log.info(say(ctx, `job ${record.id} is ${record.status}`));
+      const outs = inputs.waitForCompletion ? await finish(ctx, api, inputs, record) : toOutputs(inputs, record);
+      // Not partial state: the failed job was not charged, and the next `up` must start a new one.
+      if (outs.status === "error") {
+        throw prefix(ctx, new TranscriptFailedError(record.id, outs.errorCode, outs.errorMessage ?? "the job failed without a message"));
+      }
+      return { id: record.id, outs };
+    },
+
+    async read(ctx: CallContext, id: string, state: TranscriptOutputs): Promise<ReadResult<TranscriptInputs, TranscriptOutputs>> {
+      const api = deps.api(ctx);
+      const record = await api.getTranscript(id).catch((error: unknown) => {
+        throw error instanceof Error ? prefix(ctx, error) : error;
+      });
+      const inputs = inputOnly(state);
+      if (!record) {
+        ctx.log.warn(
+          say(
+            ctx,
+            `transcript ${id} is no longer on the platform (results are kept 7 days); keeping the stored ` +
+              `status and text. Nothing needs to be done; \`pulumi up --replace\` would run (and pay for) a new job.`,
+          ),
+        );
+        const outs: TranscriptOutputs = { ...state, expiredAt: state.expiredAt ?? new Date(deps.now()).toISOString() };
+        return { id, outs, inputs };
+      }
+      return { id, outs: toOutputs(inputs, record, state), inputs };
+    },
+
+    async update(ctx: CallContext, id: string, olds: TranscriptOutputs, news: TranscriptInputs): Promise<TranscriptOutputs> {
+      if (isFinished(olds.status)) return toOutputs(news, recordOf(olds), olds);
+      // The stored job is still queued or processing: look at it again instead of starting a new one.
+      const api = deps.api(ctx);
+      let record: TranscriptRecord | undefined;
+      try {
+        record = await api.getTranscript(id);
+      } catch (error) {
+        throw prefix(ctx, new PartialCreateError(id, asProps(toOutputs(news, recordOf(olds), olds)), error));
+      }
+      if (!record) {
+        throw prefix(
+          ctx,
+          new CloudPlatformError(
+            "CLOUDPLATFORM_NOT_FOUND",
+            `transcription job ${id} is no longer found on the platform (CLOUDPLATFORM_NOT_FOUND); ` +
+              "run `pulumi up --replace` on this resource to start a new job.",
+          ),
+        );
+      }
+      if (!news.waitForCompletion) return toOutputs(news, record, olds);
+      ctx.log.info(say(ctx, `resuming the wait for job ${id} (${record.status})`));
+      const outs = await finish(ctx, api, news, record, olds);
+      if (outs.status === "error") {
+        // Keep the failure in state: the next `up` sees status error and replaces (a new job).
+        const failure = new TranscriptFailedError(id, outs.errorCode, outs.errorMessage ?? "the job failed without a message");
+        throw prefix(ctx, new PartialCreateError(id, asProps(outs), failure));
+      }
+      return outs;
+    },
+
+    async delete(ctx: CallContext, id: string): Promise<void> {
+      // The API has no delete: the result expires on the platform after 7 days.
+      ctx.log.debug(say(ctx, `transcript ${id} removed from the state; the platform deletes it after its 7-day retention`));
+    },
+  };
+}
+
+export const transcriptCore = createTranscriptCore();
+
+/** Order-independent comparison of JSON values (glossary maps). */
+function canonical(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  // An empty glossary means no glossary.
+  if (Object.keys(value).length === 0) return "";
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+}
+
+function asProps(outs: TranscriptOutputs): Record<string, unknown> {
+  return { ...outs };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${bytes} bytes`;
+}

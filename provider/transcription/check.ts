@@ -1,0 +1,178 @@
+import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../core.js";
+import { isInternalHost, isLoopbackHost } from "./hosts.js";
+import { autoLanguage, isSupportedLanguage } from "./languages.js";
+import { defaultTimeoutMinutes, maxGlossaryChars, maxGlossaryEntries, maxTimeoutMinutes, maxUploadBytes } from "./limits.js";
+import { hashSource, statSource } from "./source.js";
+import type { TranscriptInputs } from "./types.js";
+
+/**
+ * Validates Transcript inputs before any API call (spec §4.3, §8; docs/api-contract.md §8.2).
+ * Values still unknown at preview are carried through unvalidated. Reads only the local file.
+ */
+export interface CheckOptions {
+  /** The configured transcription API URL, read at call time; undefined when not configured. */
+  readonly apiUrl: string | undefined;
+}
+
+const inputKeys = ["url", "sourcePath", "language", "glossary", "webhookUrl", "waitForCompletion", "timeoutMinutes"];
+
+export function checkTranscriptInputs(news: Props, options: CheckOptions): CheckResult<TranscriptInputs> {
+  const failures: CheckFailure[] = [];
+  const fail = (property: string, reason: string): void => {
+    failures.push({ property, reason });
+  };
+  for (const key of Object.keys(news)) {
+    if (!inputKeys.includes(key) && !key.startsWith("__")) fail(key, `unknown input "${key}"`);
+  }
+
+  const inputs: TranscriptInputs = {
+    language: autoLanguage,
+    waitForCompletion: true,
+    timeoutMinutes: defaultTimeoutMinutes,
+  };
+
+  const url = optionalString(news, "url", fail);
+  const sourcePath = optionalString(news, "sourcePath", fail);
+  if (url === undefined && sourcePath === undefined) {
+    fail("source", "give exactly one of `url` or `source`; neither was given");
+  } else if (url !== undefined && sourcePath !== undefined) {
+    fail("source", "give exactly one of `url` or `source`, not both");
+  }
+
+  if (url !== undefined) {
+    inputs.url = url;
+    if (!isUnknown(url)) {
+      const reason = urlProblem(url, options.apiUrl);
+      if (reason) fail("url", reason);
+    }
+  }
+
+  if (sourcePath !== undefined) {
+    inputs.sourcePath = sourcePath;
+    if (!isUnknown(sourcePath)) {
+      const hash = checkSourceFile(sourcePath, fail);
+      if (hash) inputs.sourceHash = hash;
+    }
+  }
+
+  const language = optionalString(news, "language", fail);
+  if (language !== undefined) {
+    inputs.language = language;
+    if (!isUnknown(language) && !isSupportedLanguage(language)) {
+      fail("language", `"${truncate(language)}" is not a supported language: use "auto" or an ISO 639-1 code such as "en"`);
+    }
+  }
+
+  const glossary = checkGlossary(news["glossary"], fail);
+  if (glossary !== undefined) inputs.glossary = glossary;
+
+  const webhookUrl = optionalString(news, "webhookUrl", fail);
+  if (webhookUrl !== undefined) {
+    inputs.webhookUrl = webhookUrl;
+    if (!isUnknown(webhookUrl) && !isHttpUrl(webhookUrl)) {
+      fail("webhookUrl", "must be an absolute http(s) URL");
+    }
+  }
+
+  const wait = news["waitForCompletion"];
+  if (wait !== undefined && wait !== null) {
+    if (typeof wait === "boolean") inputs.waitForCompletion = wait;
+    else if (!isUnknown(wait)) fail("waitForCompletion", "must be true or false");
+  }
+
+  const timeout = news["timeoutMinutes"];
+  if (timeout !== undefined && timeout !== null && !isUnknown(timeout)) {
+    if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > maxTimeoutMinutes) {
+      fail("timeoutMinutes", `must be a number of minutes above 0 and at most ${maxTimeoutMinutes} (the 7-day retention)`);
+    } else {
+      inputs.timeoutMinutes = timeout;
+    }
+  }
+
+  return { inputs, failures };
+}
+
+function optionalString(news: Props, key: string, fail: (p: string, r: string) => void): string | undefined {
+  const value = news[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  fail(key, "must be a string");
+  return undefined;
+}
+
+function isHttpUrl(value: string): boolean {
+  return parseUrl(value)?.protocol.match(/^https?:$/) != null;
+}
+
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The platform refuses private and internal addresses. A local emulator on loopback may be started
+ * to allow loopback media URLs, so loopback targets are left to it when the API itself is on loopback.
+ */
+function urlProblem(value: string, apiUrl: string | undefined): string | undefined {
+  const parsed = parseUrl(value);
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) return "must be an absolute http(s) URL";
+  if (!isInternalHost(parsed.hostname)) return undefined;
+  const apiHost = apiUrl ? parseUrl(apiUrl)?.hostname : undefined;
+  if (apiHost !== undefined && isLoopbackHost(apiHost) && isLoopbackHost(parsed.hostname)) return undefined;
+  return (
+    `host "${parsed.hostname}" is a private or internal address, which the platform refuses: ` +
+    "serve the media from a public URL, or give a local file as `source`"
+  );
+}
+
+function checkSourceFile(path: string, fail: (p: string, r: string) => void): string | undefined {
+  const stat = statSource(path);
+  if (stat.kind === "missing") {
+    fail("source", `file "${path}" does not exist (relative paths start from the program directory)`);
+    return undefined;
+  }
+  if (stat.kind === "not-a-file") {
+    fail("source", `"${path}" is not a regular file`);
+    return undefined;
+  }
+  if (stat.size > maxUploadBytes) {
+    fail("source", `file "${path}" is ${stat.size} bytes; the platform accepts at most 2 GB (${maxUploadBytes} bytes)`);
+    return undefined;
+  }
+  return hashSource(path, stat.stats);
+}
+
+function checkGlossary(value: Json | undefined, fail: (p: string, r: string) => void): Record<string, string> | undefined {
+  if (value === undefined || value === null || isUnknown(value)) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    fail("glossary", "must be a map from what is heard to what is written");
+    return undefined;
+  }
+  const entries = Object.entries(value);
+  if (entries.length > maxGlossaryEntries) {
+    fail("glossary", `has ${entries.length} entries; the platform accepts at most ${maxGlossaryEntries}`);
+  }
+  const glossary: Record<string, string> = {};
+  for (const [heard, written] of entries) {
+    if (isUnknown(written)) {
+      glossary[heard] = written as string;
+      continue;
+    }
+    if (typeof written !== "string") {
+      fail("glossary", `entry "${truncate(heard)}" must map to a string`);
+      continue;
+    }
+    if (heard.length > maxGlossaryChars || written.length > maxGlossaryChars) {
+      fail("glossary", `entry "${truncate(heard)}" is over ${maxGlossaryChars} characters (key or value)`);
+    }
+    glossary[heard] = written;
+  }
+  return glossary;
+}
+
+function truncate(value: string): string {
+  return value.length > 40 ? `${value.slice(0, 40)}…` : value;
+}

@@ -1,0 +1,82 @@
+import { BlockList, isIP } from "node:net";
+
+/**
+ * Classifies URL hosts the way the platform does before fetching a media URL (spec §4.3: "private
+ * and internal addresses are refused"). Only literals and `localhost` are judged: resolving DNS at
+ * preview would be network I/O, and the platform re-checks what a name resolves to anyway.
+ */
+
+const loopback = new BlockList();
+loopback.addSubnet("127.0.0.0", 8, "ipv4");
+loopback.addAddress("::1", "ipv6");
+
+const internal = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const) {
+  internal.addSubnet(net, prefix, "ipv4");
+}
+for (const [net, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const) {
+  internal.addSubnet(net, prefix, "ipv6");
+}
+
+/** `URL.hostname` keeps IPv6 brackets and may end with a root dot; both are noise here. */
+function bareHost(hostname: string): string {
+  const unbracketed = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  return unbracketed.replace(/\.$/, "").toLowerCase();
+}
+
+/** An IPv4 address carried inside IPv6 (`::ffff:10.0.0.1`, `::ffff:a00:1`), so it is judged as IPv4. */
+function embeddedIpv4(host: string): string | undefined {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (dotted) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!hex) return undefined;
+  const hi = parseInt(hex[1]!, 16);
+  const lo = parseInt(hex[2]!, 16);
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
+}
+
+function isLocalhostName(host: string): boolean {
+  return host === "localhost" || host.endsWith(".localhost");
+}
+
+/** True for `localhost` and loopback literals (127.0.0.0/8, ::1). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = bareHost(hostname);
+  if (isLocalhostName(host)) return true;
+  const v4 = embeddedIpv4(host);
+  if (v4) return loopback.check(v4, "ipv4");
+  const family = isIP(host);
+  if (family === 4) return loopback.check(host, "ipv4");
+  if (family === 6) return loopback.check(host, "ipv6");
+  return false;
+}
+
+/** True for `localhost` and for private, link-local, loopback, multicast or reserved literals. */
+export function isInternalHost(hostname: string): boolean {
+  const host = bareHost(hostname);
+  if (isLocalhostName(host)) return true;
+  const v4 = embeddedIpv4(host);
+  if (v4) return internal.check(v4, "ipv4");
+  const family = isIP(host);
+  if (family === 4) return internal.check(host, "ipv4");
+  if (family === 6) return internal.check(host, "ipv6");
+  return false;
+}

@@ -1,0 +1,24 @@
+/** Platform limits (spec §8) that the check step enforces before any API call. */
+
+/** "up to 2 GB": read as 2 GiB, the larger reading, so a file the platform accepts is never refused here. */
+export const maxUploadBytes = 2 * 1024 ** 3;
+export const maxGlossaryEntries = 100;
+export const maxGlossaryChars = 100;
+
+/**
+ * Default deadline of a create or resumed wait. Audio is limited to 6 hours (spec §8) and the speed
+ * of processing is not given; 24 hours covers a 6-hour file processed four times slower than real
+ * time, plus queueing, and stays far below the 7-day retention after which a result is lost.
+ */
+export const defaultTimeoutMinutes = 24 * 60;
+/** Waiting longer than the retention is pointless: the result would be gone when the job ends. */
+export const maxTimeoutMinutes = 7 * 24 * 60;
+
+/** US$ per started minute of audio: US$ 0.02 per hour (spec §8). */
+const usdPerMinute = 0.02 / 60;
+
+/** The price the spec implies for a duration, rounded to 1e-12 US$ to hide binary float noise. */
+export function priceForDuration(seconds: number): number {
+  const startedMinutes = Math.ceil(seconds / 60);
+  return Math.round(startedMinutes * usdPerMinute * 1e12) / 1e12;
+}

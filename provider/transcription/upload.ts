@@ -1,0 +1,107 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { request, type Dispatcher } from "undici";
+import { backoffDelay, sleep, type BackoffOptions } from "./backoff.js";
+import { resolveSourcePath } from "./source.js";
+
+/**
+ * Sends a local file to the `uploadUrl` of POST /v1/transcripts/upload (docs/api-contract.md §8.1)
+ * as a stream: memory stays flat for a 2 GB file. A transient failure re-sends the file from its
+ * first byte, through a freshly opened stream (a consumed stream cannot be rewound).
+ *
+ * The uploadUrl carries a token: it never appears in a log line or an error message.
+ */
+export interface UploadOptions {
+  readonly dispatcher?: Dispatcher;
+  /** Attempts in total, the first included. */
+  readonly attempts: number;
+  readonly backoff: BackoffOptions;
+  /** Called before each retry, with a message that names no URL. */
+  readonly onRetry?: (message: string) => void;
+}
+
+export const defaultUploadOptions: UploadOptions = {
+  attempts: 5,
+  backoff: { initialMs: 1_000, maxMs: 15_000 },
+};
+
+const retryableStatuses = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Failure of the upload PUT; `status` is set when the server answered. */
+export class UploadFailure extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    readonly causeCode?: string,
+  ) {
+    super(message);
+    this.name = "UploadFailure";
+  }
+}
+
+export async function uploadFile(uploadUrl: string, path: string, options: UploadOptions): Promise<void> {
+  const absolute = resolveSourcePath(path);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await putOnce(uploadUrl, absolute, options.dispatcher);
+      return;
+    } catch (error) {
+      const failure = asUploadFailure(error);
+      if (!failure.retryable || attempt >= options.attempts) throw failure;
+      const delay = backoffDelay(options.backoff, attempt - 1);
+      options.onRetry?.(`upload attempt ${attempt} failed (${failure.message}); sending the file again in ${delay} ms`);
+      await sleep(delay);
+    }
+  }
+}
+
+async function putOnce(uploadUrl: string, absolutePath: string, dispatcher: Dispatcher | undefined): Promise<void> {
+  // Stat per attempt: the length must match the bytes this stream will send.
+  const { size } = await stat(absolutePath);
+  const body = createReadStream(absolutePath, { highWaterMark: 1024 * 1024 });
+  try {
+    const response = await request(uploadUrl, {
+      method: "PUT",
+      body,
+      headers: { "content-type": "application/octet-stream", "content-length": String(size) },
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    // Drain the body so the connection can be reused; its content is not needed.
+    const text = await response.body.text();
+    if (response.statusCode >= 200 && response.statusCode < 300) return;
+    throw new UploadFailure(
+      `the upload endpoint answered ${response.statusCode}${errorCodeOf(text)}`,
+      retryableStatuses.has(response.statusCode),
+      response.statusCode,
+    );
+  } finally {
+    body.destroy();
+  }
+}
+
+/** The `error.code` of a JSON error body, if any; the message is left out in case it echoes the URL. */
+function errorCodeOf(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === "object") {
+      const error = (parsed as { error?: unknown; code?: unknown }).error;
+      const code =
+        error && typeof error === "object" ? (error as { code?: unknown }).code : (parsed as { code?: unknown }).code ?? error;
+      if (typeof code === "string" && /^[a-z_]{1,40}$/.test(code)) return ` ${code}`;
+    }
+  } catch {
+    // Not JSON: the status alone says enough.
+  }
+  return "";
+}
+
+/** Transport errors are re-described from their code only: undici messages may quote the URL. */
+function asUploadFailure(error: unknown): UploadFailure {
+  if (error instanceof UploadFailure) return error;
+  const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "EUNKNOWN";
+  if (code === "ENOENT" || code === "EACCES" || code === "EISDIR") {
+    return new UploadFailure(`cannot read the source file (${code})`, false, undefined, code);
+  }
+  return new UploadFailure(`connection failed (${code})`, true, undefined, code);
+}
