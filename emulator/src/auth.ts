@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { SignJWT, jwtVerify } from "jose";
+import type { StateStore } from "./state.js";
+
+const ISSUER = "cloudplatform-emulator";
+const API_KEY_FORM = /^[A-Za-z0-9]+-[A-Za-z0-9_-]+$/;
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/**
+ * Checks `Authorization` per docs/api-contract.md §2: the raw project API key, or
+ * `Bearer <jwt>` (HS256 signed with the emulator's persisted secret, signature and expiry verified).
+ */
+export class Authenticator {
+  private readonly key: Uint8Array;
+
+  constructor(private readonly state: StateStore) {
+    this.key = new Uint8Array(Buffer.from(state.jwtSecret, "base64url"));
+  }
+
+  async check(header: string | undefined): Promise<boolean> {
+    if (header === undefined) return false;
+    const value = header.trim();
+    const bearer = BEARER.exec(value);
+    if (bearer !== null) return this.verifyJwt(bearer[1]!);
+    return API_KEY_FORM.test(value) && sameSecret(value, this.state.currentApiKey);
+  }
+
+  /** A dashboard-session JWT; a negative TTL gives an already expired one (for tests). */
+  async issueToken(ttlSeconds: number): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ scope: "dashboard" })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer(ISSUER)
+      .setSubject("emulator-user")
+      .setIssuedAt(Math.min(now, now + ttlSeconds))
+      .setExpirationTime(now + ttlSeconds)
+      .sign(this.key);
+  }
+
+  private async verifyJwt(token: string): Promise<boolean> {
+    try {
+      await jwtVerify(token, this.key, { algorithms: ["HS256"], issuer: ISSUER, requiredClaims: ["exp"] });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Constant-time comparison that does not leak the length either. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}

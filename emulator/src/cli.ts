@@ -1,0 +1,148 @@
+import { parseArgs } from "node:util";
+import { parseStatusRates } from "./faults.js";
+import { createLogger, silentLogger } from "./logger.js";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "./index.js";
+
+const HELP = `Usage: cloudplatform-emulator [options]
+
+Local, offline Cloud Platform: management API, transcription and an S3 data plane.
+When ready it prints one JSON line on stdout:
+  {"baseUrl":…,"s3Url":…,"apiUrl":…,"apiKey":…,"token":…}
+then logs to stderr. Ctrl-C or SIGTERM stops it; state is already on disk.
+
+Options:
+  --port <n>              management + transcription port (0 = a free port)   [0]
+  --s3-port <n>           S3 data plane port (0 = a free port)                [0]
+  --host <addr>           address to listen on                                [127.0.0.1]
+  --data-dir <dir>        keep state and objects there, across restarts       [in memory]
+  --balance-usd <n>       initial transcription balance in US$                [10]
+  --sync-wait-ms <n>      synchronous wait of POST /v1/transcripts            [20000]
+  --retention-days <n>    how long transcripts are kept                       [7]
+  --allow-loopback-urls   let transcripts fetch audio from loopback (tests only)
+  --transcriber <cmd>     speech engine command, given a 16 kHz mono WAV path
+  --fault-rate <list>     inject error statuses, e.g. 503=0.1,429=0.05
+  --latency-ms <n>        add latency to every request                        [0]
+  --drop-rate <r>         drop this share of connections without answering   [0]
+  --quiet                 no request log
+  --help                  show this help
+`;
+
+export class UsageError extends Error {
+  readonly code = "EMULATOR_USAGE";
+}
+
+/** Turns command-line arguments into startEmulator options; throws UsageError on bad input. */
+export function parseCliOptions(argv: string[]): { help: true } | { help: false; options: EmulatorOptions } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: "string" },
+        "s3-port": { type: "string" },
+        host: { type: "string" },
+        "data-dir": { type: "string" },
+        "balance-usd": { type: "string" },
+        "sync-wait-ms": { type: "string" },
+        "retention-days": { type: "string" },
+        "allow-loopback-urls": { type: "boolean" },
+        transcriber: { type: "string" },
+        "fault-rate": { type: "string" },
+        "latency-ms": { type: "string" },
+        "drop-rate": { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help === true) return { help: true };
+  const num = (name: string, raw: string | undefined, check: (n: number) => boolean): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${name}: "${raw}" is not a valid value`);
+    return n;
+  };
+  const isPort = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 65535;
+  const nonNegative = (n: number): boolean => n >= 0;
+  let statusRates: Record<string, number> | undefined;
+  try {
+    statusRates = values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const options: EmulatorOptions = {
+    port: num("port", values.port, isPort),
+    s3Port: num("s3-port", values["s3-port"], isPort),
+    host: values.host,
+    dataDir: values["data-dir"],
+    balanceUsd: num("balance-usd", values["balance-usd"], nonNegative),
+    syncWaitMs: num("sync-wait-ms", values["sync-wait-ms"], nonNegative),
+    retentionDays: num("retention-days", values["retention-days"], nonNegative),
+    allowLoopbackUrls: values["allow-loopback-urls"] === true,
+    transcriber: values.transcriber,
+    faults: {
+      statusRates,
+      latencyMs: num("latency-ms", values["latency-ms"], (n) => Number.isInteger(n) && n >= 0),
+      dropRate: num("drop-rate", values["drop-rate"], (n) => n >= 0 && n <= 1),
+    },
+    logger: values.quiet === true ? silentLogger : createLogger(),
+  };
+  return { help: false, options: withoutUndefined(options) };
+}
+
+/** Drops unset options so the emulator's defaults apply. */
+function withoutUndefined<T extends object>(value: T): T {
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, typeof v === "object" && v !== null && !Array.isArray(v) && k === "faults" ? withoutUndefined(v) : v]);
+  return Object.fromEntries(entries) as T;
+}
+
+/** Entry point of bin/cloudplatform-emulator.js. */
+export async function main(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseCliOptions(argv);
+  } catch (err) {
+    process.stderr.write(`cloudplatform-emulator: ${(err as Error).message}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (parsed.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator(parsed.options);
+  } catch (err) {
+    process.stderr.write(`cloudplatform-emulator: could not start: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const { baseUrl, s3Url, apiUrl, apiKey, token } = emulator;
+  process.stdout.write(JSON.stringify({ baseUrl, s3Url, apiUrl, apiKey, token }) + "\n");
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second Ctrl-C means "now": state is written on every mutation, so nothing is lost.
+      process.exit(130);
+    }
+    stopping = true;
+    process.stderr.write(`cloudplatform-emulator: ${signal} received, shutting down\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`cloudplatform-emulator: shutdown failed: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}

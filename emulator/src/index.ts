@@ -1,0 +1,198 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Authenticator } from "./auth.js";
+import { credentialDirectory } from "./credential-directory.js";
+import { createFront } from "./front.js";
+import { FaultInjector, faultConfigSchema } from "./faults.js";
+import { handleInspection } from "./inspection.js";
+import type { Logger, S3Plane, TranscriptionService } from "./interfaces.js";
+import { createLogger } from "./logger.js";
+import { ManagementApi } from "./management/index.js";
+import { createS3Plane } from "./s3/index.js";
+import { StateStore } from "./state.js";
+import { Stats } from "./stats.js";
+import { createTranscriptionService } from "./transcription/index.js";
+
+export { isLoopbackAddress } from "./inspection.js";
+export { createLogger, silentLogger } from "./logger.js";
+export type { FaultConfig } from "./faults.js";
+
+export interface EmulatorOptions {
+  /** Port of the management + transcription server. @default 0 (a free port) */
+  readonly port?: number;
+  /** Port of the S3 data plane. @default 0 (a free port) */
+  readonly s3Port?: number;
+  /** @default "127.0.0.1" */
+  readonly host?: string;
+  /** State and objects persist here and survive a restart; without it all is temporary. */
+  readonly dataDir?: string;
+  /** @default 10 */
+  readonly balanceUsd?: number;
+  /** @default 20000 */
+  readonly syncWaitMs?: number;
+  /** @default 7 */
+  readonly retentionDays?: number;
+  /** Lets transcripts fetch audio from loopback addresses (tests only). @default false */
+  readonly allowLoopbackUrls?: boolean;
+  /** External speech engine command, given a 16 kHz mono WAV path as last argument. */
+  readonly transcriber?: string;
+  /** Initial fault injection, as the body of PUT /_emulator/faults. */
+  readonly faults?: {
+    readonly statusRates?: Record<string, number>;
+    readonly latencyMs?: number;
+    readonly dropRate?: number;
+    readonly routes?: string;
+    readonly retryAfterSeconds?: number;
+  };
+  /** Lifetime of the dashboard JWT in the ready line. @default 86400 */
+  readonly tokenTtlSeconds?: number;
+  /** @default a logger writing to stderr */
+  readonly logger?: Logger;
+}
+
+export interface RunningEmulator {
+  readonly baseUrl: string;
+  readonly s3Url: string;
+  readonly apiUrl: string;
+  /** The project API key (the current one, also after a rotation). */
+  readonly apiKey: string;
+  /** A dashboard JWT valid for `tokenTtlSeconds`. */
+  readonly token: string;
+  /** Signs another dashboard JWT; a negative TTL gives an expired one. */
+  issueToken(ttlSeconds: number): Promise<string>;
+  /** Stops both servers and the areas; state is already on disk. Removes the temporary dir. */
+  close(): Promise<void>;
+}
+
+/** Starts the management API, the transcription endpoints and the S3 data plane. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const logger = options.logger ?? createLogger();
+  const host = options.host ?? "127.0.0.1";
+  const persistent = options.dataDir !== undefined;
+  const root = persistent ? resolve(options.dataDir!) : mkdtempSync(join(tmpdir(), "cloudplatform-emulator-"));
+  const objectsDir = join(root, "objects");
+  const transcriptionDir = join(root, "transcription");
+  mkdirSync(objectsDir, { recursive: true });
+  mkdirSync(transcriptionDir, { recursive: true });
+
+  const state = StateStore.open(persistent ? join(root, "state.json") : undefined);
+  const auth = new Authenticator(state);
+  const stats = new Stats();
+  const faults = new FaultInjector();
+  faults.set(faultConfigSchema.parse(options.faults ?? {}));
+
+  let baseUrl = "";
+  // The transcription area's synchronous `authenticate` reads the verdict computed (async, JWT) here.
+  const verdicts = new WeakMap<IncomingMessage, boolean>();
+  const s3: S3Plane = createS3Plane({ dataDir: objectsDir, credentials: credentialDirectory(state), logger, counter: stats });
+  const transcription: TranscriptionService = createTranscriptionService({
+    dataDir: transcriptionDir,
+    persistent,
+    apiUrl: () => baseUrl,
+    syncWaitMs: options.syncWaitMs ?? 20_000,
+    retentionDays: options.retentionDays ?? 7,
+    allowLoopbackUrls: options.allowLoopbackUrls ?? false,
+    ...(options.transcriber !== undefined ? { transcriber: options.transcriber } : {}),
+    initialBalanceUsd: options.balanceUsd ?? 10,
+    authenticate: (req) => verdicts.get(req) ?? false,
+    logger,
+    counter: stats,
+  });
+  const management = new ManagementApi({ state, auth, objects: () => s3.objects, counter: stats, logger });
+
+  const mainServer = createServer(
+    createFront(
+      {
+        faults,
+        stats,
+        logger,
+        errorFormat: "json",
+        exempt: {
+          test: (path) => path === "/_emulator" || path.startsWith("/_emulator/"),
+          serve: (req, res, url) => handleInspection({ state, stats, faults, objects: s3.objects, transcription }, req, res, url),
+        },
+      },
+      async (req, res, url) => {
+        if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) {
+          verdicts.set(req, await auth.check(req.headers.authorization));
+          await transcription.handle(req, res, url);
+        } else {
+          await management.handle(req, res, url);
+        }
+      },
+    ),
+  );
+  const s3Server = createServer(createFront({ faults, stats, logger, errorFormat: "s3-xml" }, (req, res) => s3.handle(req, res)));
+
+  const closeAreas = async (): Promise<void> => {
+    await transcription.close();
+    await s3.close();
+    if (!persistent) rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    const mainPort = await listen(mainServer, options.port ?? 0, host);
+    const s3Port = await listen(s3Server, options.s3Port ?? 0, host);
+    baseUrl = `http://${urlHost(host)}:${mainPort}`;
+    const s3Url = `http://${urlHost(host)}:${s3Port}`;
+    const token = await auth.issueToken(options.tokenTtlSeconds ?? 86_400);
+    logger.info("emulator ready", { baseUrl, s3Url, dataDir: persistent ? root : "(temporary)" });
+    let closing: Promise<void> | undefined;
+    return {
+      baseUrl,
+      s3Url,
+      apiUrl: baseUrl,
+      get apiKey() {
+        return state.currentApiKey;
+      },
+      token,
+      issueToken: (ttl) => auth.issueToken(ttl),
+      close() {
+        closing ??= (async () => {
+          await Promise.all([stopServer(mainServer), stopServer(s3Server)]);
+          await closeAreas();
+          logger.info("emulator stopped");
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await Promise.all([stopServer(mainServer), stopServer(s3Server)]);
+    await closeAreas();
+    throw err;
+  }
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  // Multi-GB uploads take longer than Node's default 5-minute request timeout.
+  server.requestTimeout = 0;
+  // Longer than clients' idle reuse, so a kept-alive socket is not closed under a new request.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolveListen();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Stops accepting, lets requests in flight finish for a moment, then cuts what remains. */
+async function stopServer(server: Server): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 2_000);
+  await closed;
+  clearTimeout(force);
+}
+
+/** The host as written in a URL; a wildcard bind is advertised as loopback. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import ipaddr from "ipaddr.js";
+import { z } from "zod";
+import { ApiError } from "./api-error.js";
+import { faultConfigSchema, type FaultInjector } from "./faults.js";
+import { sendApiError, sendJson, sendNoContent } from "./http-io.js";
+import type { ObjectStoreApi, TranscriptionService } from "./interfaces.js";
+import { parseBody } from "./management/body.js";
+import type { StateStore } from "./state.js";
+import type { Stats } from "./stats.js";
+
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback; false for anything else or unknown. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (address === undefined || !ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === "loopback";
+}
+
+export interface InspectionDeps {
+  readonly state: StateStore;
+  readonly stats: Stats;
+  readonly faults: FaultInjector;
+  readonly objects: ObjectStoreApi;
+  readonly transcription: TranscriptionService;
+}
+
+const balanceBody = z.strictObject({ balance_usd: z.number().min(0).max(1_000_000) });
+
+/**
+ * Emulator-only endpoints under /_emulator/ (docs/api-contract.md §9): no authentication,
+ * which is why only loopback peers are served.
+ */
+export async function handleInspection(deps: InspectionDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  try {
+    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+      throw new ApiError(403, "forbidden", "the /_emulator/ endpoints answer only loopback clients");
+    }
+    const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/$/, "")}`;
+    switch (route) {
+      case "GET /_emulator/stats":
+        return sendJson(res, 200, deps.stats.snapshot());
+      case "GET /_emulator/balance":
+        return sendJson(res, 200, { balance_usd: deps.transcription.getBalance() });
+      case "PUT /_emulator/balance": {
+        const body = await parseBody(req, balanceBody);
+        deps.transcription.setBalance(body.balance_usd);
+        return sendJson(res, 200, { balance_usd: deps.transcription.getBalance() });
+      }
+      case "POST /_emulator/reset":
+        deps.state.reset();
+        await deps.objects.reset();
+        await deps.transcription.reset();
+        deps.stats.reset();
+        return sendNoContent(res);
+      case "GET /_emulator/faults":
+        return sendJson(res, 200, deps.faults.current);
+      case "PUT /_emulator/faults": {
+        deps.faults.set(await parseBody(req, faultConfigSchema, {}));
+        return sendJson(res, 200, deps.faults.current);
+      }
+      case "GET /_emulator/state":
+        return sendJson(res, 200, {
+          ...deps.state.counts(),
+          objects: await deps.objects.countObjects(),
+          transcripts: deps.transcription.countTranscripts(),
+        });
+      default:
+        throw new ApiError(404, "not_found", `no emulator endpoint ${route}`);
+    }
+  } catch (err) {
+    if (err instanceof ApiError) return sendApiError(res, err);
+    throw err;
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { ApiError, notFound, validationError } from "../api-error.js";
+import { newZoneId } from "../ids.js";
+import { normalizeZoneName, zoneNameProblem } from "../names.js";
+import type { StateStore, ZoneRecord } from "../state.js";
+import { parseBody } from "./body.js";
+import type { Route } from "./router.js";
+
+const NAMESERVERS = ["ns1.cloudplatform.test", "ns2.cloudplatform.test"];
+const createZoneBody = z.strictObject({ name: z.string() });
+
+/** DNS zones (docs/api-contract.md §4). */
+export function zoneRoutes(state: StateStore): Route[] {
+  const find = (id: string): ZoneRecord => state.getZone(id) ?? throwNotFound(id);
+  return [
+    {
+      method: "GET",
+      path: "/dns/zones",
+      async handle({ query }) {
+        const name = query.get("name");
+        const zones = state.listZones();
+        return { status: 200, body: name === null ? zones : zones.filter((z) => z.name === normalizeZoneName(name)) };
+      },
+    },
+    {
+      method: "POST",
+      path: "/dns/zones",
+      async handle({ req }) {
+        const body = await parseBody(req, createZoneBody);
+        const name = normalizeZoneName(body.name);
+        const problem = zoneNameProblem(name);
+        if (problem !== undefined) throw validationError(`name: "${body.name}" ${problem}`);
+        const zone: ZoneRecord = {
+          id: newZoneId(),
+          name,
+          status: "active",
+          nameservers: [...NAMESERVERS],
+          created_at: new Date().toISOString(),
+        };
+        if (!state.addZone(zone)) {
+          throw new ApiError(409, "name_taken", `a zone named ${name} already exists; import or delete it first`);
+        }
+        return { status: 201, body: zone };
+      },
+    },
+    {
+      method: "GET",
+      path: "/dns/zones/{zoneId}",
+      async handle({ params }) {
+        return { status: 200, body: find(params["zoneId"]!) };
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/dns/zones/{zoneId}",
+      async handle({ params }) {
+        if (!state.deleteZone(params["zoneId"]!)) throwNotFound(params["zoneId"]!);
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+function throwNotFound(id: string): never {
+  throw notFound(`zone ${id}`);
+}
