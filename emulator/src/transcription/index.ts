@@ -1,18 +1,283 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import type { TranscriptionOptions, TranscriptionService } from "../interfaces.js";
+import { isIpLiteral, type AddressPolicy } from "./address-policy.js";
+import { detectEngine } from "./engine.js";
+import { ApiError } from "./errors.js";
+import { discardBody, readJsonBody, sendError, sendJson } from "./http.js";
+import { Ledger } from "./ledger.js";
+import { MAX_MEDIA_BYTES } from "./limits.js";
+import { mediaPath, processJob, type ProcessorDeps } from "./processor.js";
+import { JobQueue } from "./queue.js";
+import { isEnded, type StoredJob } from "./records.js";
+import { checkResolved, createGuardedDispatcher, systemResolveAll, type ResolveAll } from "./safe-fetch.js";
+import { CreateTranscriptBody, describeIssues } from "./schema.js";
+import { JobStore } from "./store.js";
+import { UploadStore } from "./uploads.js";
+import { parseFetchableUrl } from "./url-check.js";
+import { deliverWebhook } from "./webhook.js";
 
-export function createTranscriptionService(opts: TranscriptionOptions): TranscriptionService {
-  let balance = opts.initialBalanceUsd;
+/** Knobs for tests; the server never sets them. */
+export interface TranscriptionTestHooks {
+  /** Replaces DNS resolution (both the synchronous check and the guarded connect). */
+  readonly resolveAll?: ResolveAll;
+  /** Extra processing time per job, to observe 202 and queued/processing states. */
+  readonly processingDelayMs?: number;
+  /** Worker pool size; default 2. */
+  readonly concurrency?: number;
+}
+
+const PURGE_INTERVAL_MS = 60_000;
+/** Bound on the synchronous DNS check of `url`, so a slow resolver does not hold the request. */
+const SYNC_DNS_CHECK_MS = 2_000;
+const UPLOAD_KEY = /^upl_[0-9a-f]{24}$/;
+const TRANSCRIPT_ID = /^tr_[0-9a-f]{24}$/;
+
+/**
+ * The transcription API (spec §4.3, docs/api-contract.md §8): uploads, transcripts and the balance.
+ * State lives in `<dataDir>/transcription/`.
+ */
+export function createTranscriptionService(opts: TranscriptionOptions, hooks: TranscriptionTestHooks = {}): TranscriptionService {
+  const root = join(opts.dataDir, "transcription");
+  const mediaDir = join(root, "media");
+  const policy: AddressPolicy = { allowLoopback: opts.allowLoopbackUrls };
+  const resolveAll = hooks.resolveAll ?? systemResolveAll;
+  const dispatcher = createGuardedDispatcher(policy, resolveAll);
+  const store = new JobStore(opts.persistent ? join(root, "transcripts") : undefined, opts.retentionDays * 86_400_000, opts.logger);
+  const uploads = new UploadStore(join(root, "uploads"), opts.persistent);
+  const webhooks = new AbortController();
+  let ledger: Ledger | undefined;
+
+  const deps = (): ProcessorDeps => ({
+    store,
+    ledger: ledger!,
+    mediaDir,
+    dispatcher,
+    policy,
+    engine,
+    logger: opts.logger,
+    processingDelayMs: hooks.processingDelayMs ?? 0,
+  });
+  const engine = detectEngine(opts.transcriber);
+
+  const queue = new JobQueue(hooks.concurrency ?? 2, async (id, signal) => {
+    const job = store.get(id);
+    if (job === undefined) return;
+    let ended: StoredJob;
+    try {
+      ended = await processJob(job, deps(), signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      opts.logger.error("transcription: could not record the end of a job", { id, error: String(err) });
+      return;
+    }
+    void deliverWebhook(ended.transcript, dispatcher, webhooks.signal, opts.logger);
+  });
+
+  const ready = (async () => {
+    await mkdir(mediaDir, { recursive: true });
+    ledger = await Ledger.open(opts.initialBalanceUsd, opts.persistent ? root : undefined);
+    await Promise.all([store.load(), uploads.load()]);
+    // Unfinished jobs restart from the beginning: give their holds back first (a done job's hold is its charge).
+    for (const id of ledger.heldJobIds()) {
+      const job = store.get(id);
+      if (job === undefined || job.transcript.status !== "done") await ledger.release(id);
+      else await ledger.charge(id);
+    }
+    const unfinished = store
+      .all()
+      .filter((job) => !isEnded(job.transcript.status))
+      .sort((a, b) => a.transcript.created_at.localeCompare(b.transcript.created_at));
+    for (const job of unfinished) queue.enqueue(job.transcript.id);
+  })();
+  ready.catch((err: unknown) => opts.logger.error("transcription: could not load the stored state", { error: String(err) }));
+
+  const purgeTimer = setInterval(() => {
+    void Promise.all([store.purgeExpired(), uploads.purgeExpired()]).catch((err: unknown) =>
+      opts.logger.warn("transcription: purge failed", { error: String(err) }),
+    );
+  }, PURGE_INTERVAL_MS);
+  purgeTimer.unref();
+
+  async function createUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJsonBody(req);
+    const size = typeof body === "object" && body !== null ? (body as { size?: unknown }).size : undefined;
+    if (typeof size === "number" && size > MAX_MEDIA_BYTES) {
+      throw new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
+    }
+    const { key, token, expiresAt } = await uploads.create();
+    sendJson(res, 200, {
+      uploadKey: key,
+      uploadUrl: `${opts.apiUrl()}/v1/uploads/${key}?token=${encodeURIComponent(token)}`,
+      expires_at: expiresAt.toISOString(),
+    });
+  }
+
+  async function receiveUpload(req: IncomingMessage, res: ServerResponse, key: string, url: URL): Promise<void> {
+    const size = await uploads.receive(key, url.searchParams.get("token"), req);
+    sendJson(res, 200, { uploadKey: key, size });
+  }
+
+  async function createTranscript(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const parsed = CreateTranscriptBody.safeParse(await readJsonBody(req));
+    if (!parsed.success) throw new ApiError(400, "validation_error", describeIssues(parsed.error));
+    const body = parsed.data;
+    const wait = url.searchParams.get("wait");
+    if (wait !== null && wait !== "false" && wait !== "true") {
+      throw new ApiError(400, "validation_error", "wait: must be `false` (or absent to wait up to the synchronous wait)");
+    }
+    const webhookUrl = body.webhookUrl === undefined ? null : parseFetchableUrl(body.webhookUrl, "webhookUrl", policy).toString();
+    const id = `tr_${randomBytes(12).toString("hex")}`;
+    let source: StoredJob["source"];
+    if (body.url !== undefined) {
+      const target = parseFetchableUrl(body.url, "url", policy);
+      await checkNameNow(target);
+      source = { kind: "url", url: target.toString() };
+    } else {
+      if (!UPLOAD_KEY.test(body.uploadKey!)) {
+        throw new ApiError(400, "validation_error", "uploadKey is unknown, expired or already used; upload the file again");
+      }
+      await uploads.consume(body.uploadKey!, mediaPath(mediaDir, id));
+      source = { kind: "upload", file: body.uploadKey! };
+    }
+    const job: StoredJob = {
+      version: 1,
+      transcript: {
+        id,
+        status: "queued",
+        text: null,
+        language: body.language,
+        audio_duration: null,
+        price_usd: null,
+        error: null,
+        webhook_url: webhookUrl,
+        created_at: new Date().toISOString(),
+        completed_at: null,
+      },
+      source,
+      glossary: body.glossary,
+    };
+    await store.save(job);
+    const ended = wait === "false" ? Promise.resolve(false) : queue.waitForEnd(id, opts.syncWaitMs);
+    queue.enqueue(id);
+    if (wait === "false") return sendQueued(res, job);
+    const finished = await ended;
+    const current = store.get(id) ?? job;
+    // A job that ended within the wait answers 200, in error too (docs/api-contract.md §8.2).
+    if (finished && isEnded(current.transcript.status)) return sendJson(res, 200, current.transcript);
+    return sendQueued(res, current);
+  }
+
+  /** The synchronous half of the address rule for names; the guarded connect is the other half. */
+  async function checkNameNow(target: URL): Promise<void> {
+    if (isIpLiteral(target.hostname)) return;
+    const addresses = await new Promise<Parameters<Parameters<ResolveAll>[1]>[1] | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), SYNC_DNS_CHECK_MS);
+      resolveAll(target.hostname, (err, found) => {
+        clearTimeout(timer);
+        resolve(err ? undefined : found);
+      });
+    });
+    if (addresses === undefined) return;
+    const refusal = checkResolved(addresses, target.hostname, policy);
+    if (refusal) throw new ApiError(400, "url_not_allowed", refusal.detail);
+  }
+
+  function sendQueued(res: ServerResponse, job: StoredJob): void {
+    sendJson(res, 202, job.transcript, { location: `/v1/transcripts/${job.transcript.id}` });
+  }
+
+  function getTranscript(res: ServerResponse, id: string): void {
+    const job = TRANSCRIPT_ID.test(id) ? store.get(id) : undefined;
+    if (job === undefined) {
+      throw new ApiError(404, "not_found", `transcript ${id} does not exist or is past its 7-day retention`);
+    }
+    sendJson(res, 200, job.transcript);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const method = req.method ?? "GET";
+    const path = url.pathname;
+    const count = (template: string, write: boolean): void => opts.counter.count("transcription", `${method} ${template}`, write);
+    const authenticate = (): void => {
+      if (!opts.authenticate(req)) {
+        throw new ApiError(401, "unauthorized", "missing or invalid credential; send `Authorization: <api key>` or `Bearer <jwt>`");
+      }
+    };
+    const uploadMatch = /^\/v1\/uploads\/([^/]+)$/.exec(path);
+    const transcriptMatch = /^\/v1\/transcripts\/([^/]+)$/.exec(path);
+    if (path === "/v1/transcripts/upload" && method === "POST") {
+      count("/v1/transcripts/upload", true);
+      authenticate();
+      return createUpload(req, res);
+    }
+    if (path === "/v1/transcripts" && method === "POST") {
+      count("/v1/transcripts", true);
+      authenticate();
+      return createTranscript(req, res, url);
+    }
+    if (uploadMatch && method === "PUT") {
+      count("/v1/uploads/{key}", true);
+      const key = decodeURIComponent(uploadMatch[1]!);
+      if (!UPLOAD_KEY.test(key)) {
+        throw new ApiError(404, "not_found", "this upload URL is unknown, expired or already used; ask for a new one");
+      }
+      return receiveUpload(req, res, key, url);
+    }
+    if (transcriptMatch && method === "GET") {
+      count("/v1/transcripts/{id}", false);
+      authenticate();
+      return getTranscript(res, decodeURIComponent(transcriptMatch[1]!));
+    }
+    throw new ApiError(404, "not_found", `no route ${method} ${path}; see docs/api-contract.md §8`);
+  }
+
   return {
-    async handle(_req, res) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { code: "not_found", message: "no such route" } }));
+    async handle(req, res, url) {
+      try {
+        await ready;
+        await route(req, res, url);
+      } catch (err) {
+        const apiError =
+          err instanceof ApiError ? err : new ApiError(500, "internal", "the emulator failed on this request; see its log");
+        if (!(err instanceof ApiError)) opts.logger.error("transcription: request failed", { path: url.pathname, error: String(err) });
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (!req.readableEnded) {
+          // The body was not (fully) read, e.g. an over-2 GB upload refused up front: do not read it, close instead.
+          res.setHeader("connection", "close");
+          discardBody(req);
+        }
+        sendError(res, apiError);
+      }
     },
-    getBalance: () => balance,
+    getBalance: () => ledger?.available() ?? opts.initialBalanceUsd,
     setBalance: (usd) => {
-      balance = usd;
+      if (ledger) void ledger.set(usd);
+      else void ready.then(() => ledger!.set(usd));
     },
-    countTranscripts: () => 0,
-    reset: async () => {},
-    close: async () => {},
+    countTranscripts: () => store.count(),
+    async reset() {
+      await ready;
+      await queue.stop();
+      await store.clear();
+      await uploads.clear();
+      await rm(mediaDir, { recursive: true, force: true });
+      await mkdir(mediaDir, { recursive: true });
+      await ledger!.reset(opts.initialBalanceUsd);
+      queue.start();
+    },
+    async close() {
+      clearInterval(purgeTimer);
+      await ready.catch(() => undefined);
+      await queue.stop();
+      webhooks.abort();
+      await Promise.all([store.flush(), ledger?.flush()]);
+      await dispatcher.close();
+    },
   };
 }
