@@ -1,0 +1,30 @@
+// Child-process entry of the runner: `node scripts/lib/runner-cli.mts '<json request>'`.
+// Requests: {"op":"prepare","example":"quickstart","parentDir"?} → {workDir, projectName};
+// otherwise a RunRequest (runner.mts) → RunResult. The answer is the last stdout line, as JSON;
+// progress goes to stderr. Exit code 0 whenever an answer was printed (the answer says ok or not).
+import { prepareExample, readProjectName } from "./example-workspace.mts";
+import { runOperation, type RunRequest } from "./runner.mts";
+
+interface PrepareRequest {
+  readonly op: "prepare";
+  readonly example: string;
+  readonly parentDir?: string;
+}
+
+async function main(): Promise<unknown> {
+  const request = JSON.parse(process.argv[2] ?? "{}") as PrepareRequest | RunRequest;
+  if (request.op === "prepare") return prepareExample(request.example, request.parentDir);
+  return runOperation(request, await readProjectName(request.workDir));
+}
+
+main().then(
+  (answer) => {
+    process.stdout.write(`\n${JSON.stringify(answer)}\n`);
+    // The Automation API may leave a gRPC server handle open.
+    process.exit(0);
+  },
+  (error: unknown) => {
+    process.stderr.write(`runner failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

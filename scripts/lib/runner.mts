@@ -1,0 +1,162 @@
+// Deploys a prepared example directory with the real Pulumi engine through the Automation API's
+// inline programs: this process hosts the Node language runtime (the CLI gets --client), so no
+// `pulumi-language-nodejs` is needed. The program function loads the example's compiled entry, so
+// the program users read is the program that runs. Used by the e2e tests (in a child process, never
+// inside vitest) and by the demo.
+import { execFile } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { promisify } from "node:util";
+import type * as automation from "@pulumi/pulumi/automation/index.js";
+import { pulumiBinDir } from "./paths.mts";
+
+const run = promisify(execFile);
+
+export interface ConfigEntry {
+  readonly value: string;
+  readonly secret?: boolean;
+}
+
+export interface StackRef {
+  /** A prepared example copy (see example-workspace.mts). */
+  readonly workDir: string;
+  /** Holds the file:// backend and PULUMI_HOME of this stack. */
+  readonly stateDir: string;
+  readonly stackName: string;
+}
+
+export type Operation = "up" | "preview" | "refresh" | "destroy" | "export";
+
+export interface RunRequest extends StackRef {
+  readonly op: Operation;
+  /** Set before the operation (stack config keys, e.g. "cloudplatform:baseUrl"). */
+  readonly config?: Readonly<Record<string, ConfigEntry>>;
+  /** Removed before the operation. */
+  readonly removeConfig?: readonly string[];
+}
+
+/** One step the engine planned or performed, from its resource pre-events. */
+export interface Step {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly op: string;
+  readonly diffs: readonly string[];
+}
+
+export interface RunResult {
+  readonly op: Operation;
+  readonly ok: boolean;
+  /** Counts per operation kind ("create", "same", "update", "replace", ...). */
+  readonly changes?: Record<string, number>;
+  readonly steps?: readonly Step[];
+  readonly outputs?: Record<string, { value: unknown; secret: boolean }>;
+  readonly stdout?: string;
+  /** `pulumi stack export` without --show-secrets (op "export"). */
+  readonly exported?: string;
+  /** The engine's failure, when ok is false. */
+  readonly error?: string;
+}
+
+const passphrase = "cloudplatform-local-passphrase";
+
+function engineEnv(stateDir: string, binDir: string): Record<string, string> {
+  return {
+    PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
+    PULUMI_HOME: path.join(stateDir, "home"),
+    PULUMI_CONFIG_PASSPHRASE: passphrase,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+    // The dynamic-provider plugin is a shell script that runs `node` from PATH: it must be >= 22.
+    PATH: [binDir, path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter),
+  };
+}
+
+/** Loads the Automation API from the example's own install, so program and engine share one SDK copy. */
+function loadAutomation(workDir: string): typeof automation {
+  return createRequire(path.join(workDir, "index.js"))("@pulumi/pulumi/automation") as typeof automation;
+}
+
+async function openStack(ref: StackRef, projectName: string): Promise<automation.Stack> {
+  const binDir = pulumiBinDir();
+  const env = engineEnv(ref.stateDir, binDir);
+  await mkdir(path.join(ref.stateDir, "backend"), { recursive: true });
+  await mkdir(path.join(ref.stateDir, "home"), { recursive: true });
+  // The Automation API reads some of these in this process (version check), the CLI reads the rest.
+  Object.assign(process.env, env);
+  const auto = loadAutomation(ref.workDir);
+  const pulumiCommand = await auto.PulumiCommand.get({ root: path.dirname(binDir), skipVersionCheck: true });
+  const entry = path.join(ref.workDir, "index.js");
+  const load = createRequire(entry);
+  const program = async (): Promise<Record<string, unknown>> => {
+    // Each operation must register the resources again: forget the module from an earlier run.
+    delete load.cache[load.resolve(entry)];
+    return { ...(load(entry) as Record<string, unknown>) };
+  };
+  return auto.LocalWorkspace.createOrSelectStack(
+    { stackName: ref.stackName, projectName, program },
+    { workDir: ref.workDir, envVars: env, pulumiCommand },
+  );
+}
+
+function collectSteps(steps: Step[]): (event: automation.EngineEvent) => void {
+  return (event) => {
+    const meta = event.resourcePreEvent?.metadata;
+    if (!meta) return;
+    steps.push({
+      urn: meta.urn,
+      type: meta.type,
+      name: meta.urn.split("::").pop() ?? meta.urn,
+      op: meta.op,
+      diffs: meta.diffs ?? [],
+    });
+  };
+}
+
+async function exportWithoutSecrets(ref: StackRef): Promise<string> {
+  const binDir = pulumiBinDir();
+  const { stdout } = await run(path.join(binDir, "pulumi"), ["stack", "export", "--stack", ref.stackName], {
+    cwd: ref.workDir,
+    env: { ...process.env, ...engineEnv(ref.stateDir, binDir) },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+export async function runOperation(request: RunRequest, projectName: string): Promise<RunResult> {
+  const { op } = request;
+  try {
+    if (op === "export") return { op, ok: true, exported: await exportWithoutSecrets(request) };
+    const stack = await openStack(request, projectName);
+    if (request.config && Object.keys(request.config).length > 0) {
+      await stack.setAllConfig(
+        Object.fromEntries(Object.entries(request.config).map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }])),
+      );
+    }
+    if (request.removeConfig?.length) await stack.removeAllConfig([...request.removeConfig]);
+    const steps: Step[] = [];
+    const onEvent = collectSteps(steps);
+    switch (op) {
+      case "up": {
+        const r = await stack.up({ onEvent });
+        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, outputs: r.outputs, stdout: r.stdout };
+      }
+      case "preview": {
+        const r = await stack.preview({ onEvent });
+        return { op, ok: true, changes: { ...r.changeSummary }, steps, stdout: r.stdout };
+      }
+      case "refresh": {
+        const r = await stack.refresh({ onEvent });
+        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
+      }
+      case "destroy": {
+        const r = await stack.destroy({ onEvent });
+        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
+      }
+    }
+  } catch (error) {
+    return { op, ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
