@@ -1,0 +1,348 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetConfigState } from "../../provider/config.js";
+import type { CallContext } from "../../provider/core.js";
+import { CloudPlatformError, PartialCreateError } from "../../provider/errors.js";
+import { createTranscriptCore } from "../../provider/resources/transcript.js";
+import { closePools } from "../../provider/client.js";
+import { setClientOptions } from "../../provider/runtime.js";
+import { TranscriptFailedError } from "../../provider/transcription/errors.js";
+import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
+
+const api = "http://api.cloudplatform.test";
+const apiKey = "cp-testkey_0123456789";
+const uploadToken = "tok_SECRET_upload_7c1f";
+
+/** Everything the core wrote to the Pulumi output, to assert on progress and on leaks. */
+function context(): CallContext & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    name: "talk",
+    preview: false,
+    lines,
+    log: {
+      info: (m) => lines.push(`info ${m}`),
+      warn: (m) => lines.push(`warn ${m}`),
+      debug: (m) => lines.push(`debug ${m}`),
+    },
+  };
+}
+
+/** A clock that advances only when the core sleeps: polling for hours takes no real time. */
+function fakeClock() {
+  let t = 1_700_000_000_000;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => t,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      t += ms;
+    },
+  };
+}
+
+function core(clock = fakeClock()) {
+  return createTranscriptCore({
+    now: clock.now,
+    sleep: clock.sleep,
+    pollBackoff: { initialMs: 1_000, maxMs: 15_000, random: () => 0.5 },
+    upload: { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } },
+    apiUrl: () => api,
+  });
+}
+
+function urlInputs(over: Partial<TranscriptInputs> = {}): TranscriptInputs {
+  return { url: "https://media.example.com/talk.mp3", language: "auto", waitForCompletion: true, timeoutMinutes: 60, ...over };
+}
+
+const done = { id: "tr_1", status: "done", text: "hello world", language: "en", audio_duration: 61, price_usd: 0.000667, error: null, completed_at: "2026-11-22T10:00:00Z" };
+
+beforeAll(() => {
+  nock.disableNetConnect();
+});
+afterAll(async () => {
+  nock.enableNetConnect();
+  await closePools();
+});
+beforeEach(() => {
+  process.env["CLOUDPLATFORM_BASE_URL"] = api;
+  process.env["CLOUDPLATFORM_API_KEY"] = apiKey;
+  resetConfigState();
+  setClientOptions({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+});
+afterEach(() => {
+  const pending = nock.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+describe("Transcript create", () => {
+  it("finishes at once when the synchronous wait answers 200, without polling", async () => {
+    const clock = fakeClock();
+    nock(api)
+      .post("/v1/transcripts", { url: "https://media.example.com/talk.mp3", language: "auto" })
+      .matchHeader("authorization", apiKey)
+      .reply(200, done);
+    const result = await core(clock).create(context(), urlInputs());
+    expect(result.id).toBe("tr_1");
+    expect(result.outs).toMatchObject({
+      transcriptId: "tr_1",
+      status: "done",
+      text: "hello world",
+      detectedLanguage: "en",
+      audioDurationSeconds: 61,
+      // 61 s = 2 started minutes at US$ 0.02 per hour.
+      priceUsd: 0.000666666667,
+      completedAt: "2026-11-22T10:00:00Z",
+      url: "https://media.example.com/talk.mp3",
+      language: "auto",
+    });
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it("polls with growing, capped delays after 202 until done, logging progress rarely", async () => {
+    const clock = fakeClock();
+    nock(api).post("/v1/transcripts").reply(202, { id: "tr_2", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_2").times(9).reply(200, { id: "tr_2", status: "processing" });
+    nock(api).get("/v1/transcripts/tr_2").reply(200, { ...done, id: "tr_2" });
+    const ctx = context();
+    const result = await core(clock).create(ctx, urlInputs());
+    expect(result.outs.status).toBe("done");
+    expect(result.outs.text).toBe("hello world");
+    expect(clock.sleeps).toEqual([1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000, 15_000, 15_000, 15_000]);
+    const progress = ctx.lines.filter((l) => l.includes("waited"));
+    // One line per status change (processing, done) plus one per 30 s of unchanged status, not ten.
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress.length).toBeLessThan(10);
+    expect(progress[0]).toMatch(/^info Transcript "talk": job tr_2 is processing \(waited 1s\)$/);
+  });
+
+  it("sends ?wait=false and returns the queued job when waitForCompletion is false", async () => {
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_3", status: "queued" });
+    const result = await core().create(context(), urlInputs({ waitForCompletion: false }));
+    expect(result.outs).toMatchObject({ transcriptId: "tr_3", status: "queued" });
+    expect(result.outs.text).toBeUndefined();
+  });
+
+  it("fails with the job's code and message when the job ends in error", async () => {
+    nock(api).post("/v1/transcripts").reply(202, { id: "tr_4", status: "processing" });
+    nock(api).get("/v1/transcripts/tr_4").reply(200, { id: "tr_4", status: "error", error: "media_unreadable: no audio stream found" });
+    const error = await core().create(context(), urlInputs()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TranscriptFailedError);
+    const failed = error as TranscriptFailedError;
+    expect(failed.code).toBe("CLOUDPLATFORM_TRANSCRIPT_FAILED");
+    expect(failed.jobCode).toBe("media_unreadable");
+    expect(failed.message).toContain('Transcript "talk": transcription job tr_4 failed: media_unreadable: no audio stream found');
+    // Not partial state: nothing was charged and the next `up` must start a new job.
+    expect(error).not.toBeInstanceOf(PartialCreateError);
+  });
+
+  it("says what to do on insufficient balance", async () => {
+    nock(api).post("/v1/transcripts").reply(202, { id: "tr_5", status: "error", error: "insufficient_balance: balance 0.00 USD, price 0.02 USD" });
+    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as TranscriptFailedError;
+    expect(error.jobCode).toBe("insufficient_balance");
+    expect(error.message).toMatch(/insufficient_balance: balance 0\.00 USD/);
+    expect(error.message).toMatch(/Add funds or enable auto-recharge.*then run `pulumi up` again/);
+  });
+
+  it("keeps the job as partial state at the deadline, and update resumes the same id without a new job", async () => {
+    const clock = fakeClock();
+    let posts = 0;
+    nock(api)
+      .post("/v1/transcripts")
+      .reply(() => {
+        posts++;
+        return [202, { id: "tr_6", status: "processing" }];
+      });
+    nock(api).get("/v1/transcripts/tr_6").times(7).reply(200, { id: "tr_6", status: "processing", audio_duration: 3600 });
+    const c = core(clock);
+    const error = await c.create(context(), urlInputs({ timeoutMinutes: 1 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialCreateError);
+    const partial = error as PartialCreateError;
+    expect(partial.id).toBe("tr_6");
+    expect(partial.outs).toMatchObject({ transcriptId: "tr_6", status: "processing", audioDurationSeconds: 3600, priceUsd: 0.02 });
+    expect(partial.message).toContain("CLOUDPLATFORM_TRANSCRIPT_DEADLINE");
+    expect(partial.message).toContain("run `pulumi up` again");
+    // The wait stopped at the deadline, not after it.
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(60_000);
+
+    // Next `up`: the engine diffs, then calls update on the partially created resource.
+    const olds = partial.outs as unknown as TranscriptOutputs;
+    const news = urlInputs({ timeoutMinutes: 1 });
+    expect(c.diff(context(), "tr_6", olds, news)).toMatchObject({ changes: true, replaces: [] });
+    nock(api).get("/v1/transcripts/tr_6").reply(200, { id: "tr_6", status: "processing" });
+    nock(api).get("/v1/transcripts/tr_6").reply(200, { ...done, id: "tr_6", audio_duration: 3600 });
+    const outs = await c.update(context(), "tr_6", olds, news);
+    expect(outs).toMatchObject({ transcriptId: "tr_6", status: "done", text: "hello world", priceUsd: 0.02 });
+    expect(posts).toBe(1);
+  });
+
+  it("keeps the id as partial state when polling fails after the job was created", async () => {
+    nock(api).post("/v1/transcripts").reply(202, { id: "tr_7", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_7").times(2).reply(503, { error: { code: "internal", message: "boom" } });
+    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as PartialCreateError;
+    expect(error).toBeInstanceOf(PartialCreateError);
+    expect(error.id).toBe("tr_7");
+    expect(error.outs).toMatchObject({ status: "queued" });
+  });
+
+  it("does not repeat the create when it may have reached the server", async () => {
+    nock(api).post("/v1/transcripts").reply(502, "bad gateway");
+    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as CloudPlatformError;
+    expect(error.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
+    expect(error).not.toBeInstanceOf(PartialCreateError);
+  });
+});
+
+describe("Transcript upload", () => {
+  const dir = mkdtempSync(join(tmpdir(), "transcript-test-"));
+  const file = join(dir, "speech.wav");
+  const content = "RIFF-fake-audio-".repeat(4096);
+  writeFileSync(file, content);
+  const uploadHost = "http://uploads.cloudplatform.test";
+
+  it("streams the file, re-sends it whole after a 503, then creates with the upload key", async () => {
+    const bodies: string[] = [];
+    nock(api)
+      .post("/v1/transcripts/upload", { filename: "speech.wav", size: content.length })
+      .reply(200, { uploadKey: "upl_1", uploadUrl: `${uploadHost}/v1/uploads/upl_1?token=${uploadToken}` });
+    const seen: { url: string; length: string | null; authorization: string | null }[] = [];
+    // nock 15 hands a full reply function the fetch Request (its typings still say uri and body).
+    const replyToPut = async (request: Request): Promise<[number, object]> => {
+      seen.push({ url: request.url, length: request.headers.get("content-length"), authorization: request.headers.get("authorization") });
+      bodies.push(await request.text());
+      return bodies.length === 1 ? [503, { error: { code: "unavailable", message: "try later" } }] : [200, { uploadKey: "upl_1", size: content.length }];
+    };
+    nock(uploadHost)
+      .put("/v1/uploads/upl_1")
+      .query(true)
+      .times(2)
+      .reply(replyToPut as unknown as () => [number, object]);
+    nock(api).post("/v1/transcripts", { uploadKey: "upl_1", language: "en" }).reply(200, { ...done, id: "tr_up" });
+    const ctx = context();
+    const result = await core().create(ctx, { sourcePath: file, sourceHash: "h", language: "en", waitForCompletion: true, timeoutMinutes: 60 });
+    expect(result.outs).toMatchObject({ transcriptId: "tr_up", status: "done", sourcePath: file });
+    expect(bodies).toEqual([content, content]);
+    for (const request of seen) {
+      expect(request.url).toBe(`${uploadHost}/v1/uploads/upl_1?token=${uploadToken}`);
+      expect(request.length).toBe(String(content.length));
+      // The upload URL carries its own token: the API key must not go there.
+      expect(request.authorization).toBeNull();
+    }
+    expect(ctx.lines.some((l) => l.startsWith("warn") && l.includes("503"))).toBe(true);
+    expect(ctx.lines.join("\n")).not.toContain(uploadToken);
+    expect(ctx.lines.join("\n")).not.toContain("uploads.cloudplatform.test");
+  });
+
+  it("never puts the upload URL or its token in an error or a log line", async () => {
+    nock(api)
+      .post("/v1/transcripts/upload")
+      .reply(200, { upload_key: "upl_2", upload_url: `${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` });
+    nock(uploadHost)
+      .put("/v1/uploads/upl_2")
+      .query(true)
+      .times(3)
+      .reply(503, { error: { code: "unavailable", message: `cannot store ${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` } });
+    const ctx = context();
+    const error = (await core().create(ctx, { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 }).catch((e: unknown) => e)) as CloudPlatformError;
+    expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
+    const everything = [error.message, String(error.stack), JSON.stringify(error), ...ctx.lines].join("\n");
+    expect(everything).not.toContain(uploadToken);
+    expect(everything).not.toContain("uploads.cloudplatform.test");
+    expect(error.message).toContain("503");
+  });
+
+  it("does not retry a refusal: a 413 says the size limit", async () => {
+    nock(api).post("/v1/transcripts/upload").reply(200, { uploadKey: "upl_3", uploadUrl: `${uploadHost}/v1/uploads/upl_3?token=${uploadToken}` });
+    nock(uploadHost).put("/v1/uploads/upl_3").query(true).once().reply(413, { error: { code: "too_large", message: "over 2 GB" } });
+    const error = (await core().create(context(), { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 }).catch((e: unknown) => e)) as CloudPlatformError;
+    expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
+    expect(error.message).toContain("413 too_large");
+    expect(error.message).toContain("up to 2 GB");
+  });
+});
+
+describe("Transcript diff", () => {
+  const olds: TranscriptOutputs = { ...urlInputs(), glossary: { "pull you me": "Pulumi" }, transcriptId: "tr_1", status: "done", text: "x" };
+  const news = (over: Partial<TranscriptInputs>): TranscriptInputs => ({ ...urlInputs(), glossary: { "pull you me": "Pulumi" }, ...over });
+
+  it("shows no change for the same inputs", () => {
+    expect(core().diff(context(), "tr_1", olds, news({}))).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it.each([
+    ["url", { url: "https://media.example.com/other.mp3" }],
+    ["language", { language: "de" }],
+    ["glossary", { glossary: { kube: "Kubernetes" } }],
+  ] as const)("replaces when %s changes", (key, over) => {
+    const diff = core().diff(context(), "tr_1", olds, news(over));
+    expect(diff.replaces).toEqual([key]);
+    expect(diff.changes).toBe(true);
+  });
+
+  it("replaces when the file's content hash changes, but not when only its path does", () => {
+    const fileOlds: TranscriptOutputs = { ...olds, url: undefined, sourcePath: "a.wav", sourceHash: "aaa" } as TranscriptOutputs;
+    delete fileOlds.url;
+    const fileNews = (over: Partial<TranscriptInputs>): TranscriptInputs => {
+      const n = news({ sourcePath: "a.wav", sourceHash: "aaa", ...over });
+      delete n.url;
+      return n;
+    };
+    expect(core().diff(context(), "tr_1", fileOlds, fileNews({ sourceHash: "bbb" })).replaces).toEqual(["sourceHash"]);
+    const moved = core().diff(context(), "tr_1", fileOlds, fileNews({ sourcePath: "media/a.wav" }));
+    expect(moved).toMatchObject({ changes: true, replaces: [], changed: ["sourcePath"] });
+  });
+
+  it.each([
+    ["webhookUrl", { webhookUrl: "https://hooks.example.com/t" }],
+    ["waitForCompletion", { waitForCompletion: false }],
+    ["timeoutMinutes", { timeoutMinutes: 5 }],
+  ] as const)("updates in place when only %s changes", (key, over) => {
+    expect(core().diff(context(), "tr_1", olds, news(over))).toMatchObject({ changes: true, replaces: [], changed: [key] });
+  });
+
+  it("treats glossary key order as no change", () => {
+    const a = { ...olds, glossary: { a: "1", b: "2" } };
+    expect(core().diff(context(), "tr_1", a, news({ glossary: { b: "2", a: "1" } })).changes).toBe(false);
+  });
+
+  it("re-runs a job that ended in error", () => {
+    const failed = { ...olds, status: "error" as const, errorCode: "insufficient_balance" };
+    expect(core().diff(context(), "tr_1", failed, news({})).replaces).toEqual(["status"]);
+  });
+
+  it("updates a webhookUrl change without calling the API", async () => {
+    const outs = await core().update(context(), "tr_1", olds, news({ webhookUrl: "https://hooks.example.com/t" }));
+    expect(outs).toMatchObject({ transcriptId: "tr_1", status: "done", text: "x", webhookUrl: "https://hooks.example.com/t" });
+  });
+});
+
+describe("Transcript read and delete", () => {
+  const stored: TranscriptOutputs = { ...urlInputs(), transcriptId: "tr_old", status: "done", text: "kept text", audioDurationSeconds: 30, priceUsd: 0.000333333333 };
+
+  it("refresh brings a queued job up to date", async () => {
+    nock(api).get("/v1/transcripts/tr_q").reply(200, { ...done, id: "tr_q" });
+    const result = await core().read(context(), "tr_q", { ...stored, transcriptId: "tr_q", status: "queued", text: undefined } as unknown as TranscriptOutputs);
+    expect(result.outs).toMatchObject({ status: "done", text: "hello world" });
+    expect(result.inputs).toEqual(urlInputs());
+  });
+
+  it("keeps the stored text after the 7-day retention, and says why", async () => {
+    nock(api).get("/v1/transcripts/tr_old").reply(404, { error: { code: "not_found", message: "no transcript tr_old" } });
+    const ctx = context();
+    const result = await core().read(ctx, "tr_old", stored);
+    expect(result.id).toBe("tr_old");
+    expect(result.outs).toMatchObject({ text: "kept text", status: "done", priceUsd: 0.000333333333 });
+    expect(result.outs?.expiredAt).toMatch(/^\d{4}-/);
+    expect(ctx.lines.find((l) => l.startsWith("warn"))).toMatch(/no longer on the platform \(results are kept 7 days\)/);
+  });
+
+  it("delete only forgets the transcript (the API has no delete)", async () => {
+    await core().delete(context(), "tr_old", stored);
+    // nock would fail on any request: no interceptor is defined.
+  });
+});
