@@ -124,9 +124,9 @@ export class OutcomeUnknownError extends CloudPlatformError {}
  */
 export class PartialCreateError extends CloudPlatformError {
   readonly id: string;
-  readonly outs: Record<string, unknown>;
+  readonly outs: object;
   readonly reasons: readonly string[];
-  constructor(id: string, outs: Record<string, unknown>, cause: unknown, reasons?: readonly string[]) {
+  constructor(id: string, outs: object, cause: unknown, reasons?: readonly string[]) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super("CLOUDPLATFORM_PARTIAL", `${why} The object exists (id ${id}) and is kept in the state; run \`pulumi up\` again to finish.`, {
       cause,

@@ -1,0 +1,84 @@
+/**
+ * Lookup functions over the management API. They run in the program's process (not the provider
+ * host), read the settings at call time from the stack config (`cloudplatform:*`) or the
+ * environment, and return plain values. None returns a secret.
+ */
+import { getConfig } from "@pulumi/pulumi/runtime/config";
+import * as log from "@pulumi/pulumi/log";
+import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
+import type { ConfigLookup } from "./config.js";
+import { CloudPlatformError } from "./errors.js";
+import { getClient } from "./runtime.js";
+
+/** The program's config first (`pulumi.Config("cloudplatform")` reads the same values). */
+const programLookup: ConfigLookup = (key) => getConfig(key);
+
+function client() {
+  return getClient(programLookup, (m) => void log.warn(m));
+}
+
+export interface DnsZoneInfo {
+  readonly zoneId: string;
+  readonly name: string;
+  readonly status?: string;
+  readonly nameservers: string[];
+  readonly createdAt?: string;
+}
+
+export interface BucketInfo {
+  readonly bucketId: string;
+  readonly name: string;
+  readonly storageClass?: string;
+  readonly createdAt?: string;
+}
+
+export interface BucketCredentialInfo {
+  readonly accessKeyId: string;
+  readonly bucketId: string;
+  readonly active: boolean;
+  readonly createdAt?: string;
+}
+
+function opt<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+/** All DNS zones of the project. */
+export async function getDnsZones(): Promise<DnsZoneInfo[]> {
+  const zones = await listZones(client());
+  return zones.map((z) => ({ zoneId: z.id, name: z.name, nameservers: z.nameservers, ...opt("status", z.status), ...opt("createdAt", z.created_at) }));
+}
+
+/** The DNS zone of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+export async function getDnsZone(args: { readonly name: string }): Promise<DnsZoneInfo> {
+  const name = args.name.trim().toLowerCase().replace(/\.$/, "");
+  const zone = (await listZones(client(), name))[0];
+  if (zone === undefined) {
+    throw new CloudPlatformError("CLOUDPLATFORM_NOT_FOUND", `getDnsZone: no DNS zone named "${name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a DnsZone resource.`);
+  }
+  return { zoneId: zone.id, name: zone.name, nameservers: zone.nameservers, ...opt("status", zone.status), ...opt("createdAt", zone.created_at) };
+}
+
+/** All buckets of the project. */
+export async function getBuckets(): Promise<BucketInfo[]> {
+  return (await listBuckets(client())).map((b) => ({ bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) }));
+}
+
+/** The bucket of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+export async function getBucket(args: { readonly name: string }): Promise<BucketInfo> {
+  const b = await findBucketByName(client(), args.name);
+  if (b === undefined) {
+    throw new CloudPlatformError("CLOUDPLATFORM_NOT_FOUND", `getBucket: no bucket named "${args.name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a Bucket resource.`);
+  }
+  return { bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) };
+}
+
+/** The credentials of a bucket: access key ids and state, never secrets (the API lists none). */
+export async function getBucketCredentials(args: { readonly bucketId: string }): Promise<BucketCredentialInfo[]> {
+  return (await listCredentials(client(), args.bucketId)).map((c) => ({
+    accessKeyId: c.access_key_id,
+    bucketId: c.bucket_id ?? args.bucketId,
+    active: c.active ?? true,
+    ...opt("createdAt", c.created_at),
+  }));
+}

@@ -1,0 +1,24 @@
+/**
+ * Runtime entry `pulumi-cloudplatform/provider`: what the serialized provider shims of the SDK
+ * `require` in the provider host, plus the lookup functions and the building blocks for other hosts.
+ * Each `<type>Provider` is the dynamic provider of one resource; the SDK shims look them up by name.
+ */
+import { toDynamicProvider } from "./dynamic.js";
+import { apiKeyCore } from "./resources/apiKey.js";
+import { bucketCore } from "./resources/bucket.js";
+import { bucketCredentialCore } from "./resources/bucketCredential.js";
+import { dnsZoneCore } from "./resources/dnsZone.js";
+
+export const apiKeyProvider = toDynamicProvider(apiKeyCore);
+export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);
+export const bucketProvider = toDynamicProvider(bucketCore);
+export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
+
+export { configure, toDynamicProvider, nameKey } from "./dynamic.js";
+export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };
+export * from "./functions.js";
+export * from "./errors.js";
+export { ApiClient, closePools, pathOf } from "./client.js";
+export type { ApiResponse, Base, ClientOptions, HttpMethod, RequestOptions } from "./client.js";
+export { resolveSettings } from "./config.js";
+export type { Settings } from "./config.js";

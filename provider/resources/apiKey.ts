@@ -1,0 +1,85 @@
+/**
+ * ApiKey: the project's API key (docs/api-contract.md §3). A project has one key: create and every
+ * rotation call POST /security/apikey, which invalidates the previous key at once. There is no read
+ * or revoke endpoint, so refresh keeps the state and destroy only forgets the key (with a warning).
+ */
+import { randomUUID } from "node:crypto";
+import { rotateApiKey } from "../api.js";
+import { useRotatedApiKey } from "../config.js";
+import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import { getClient } from "../runtime.js";
+import { hostLookup } from "../config.js";
+import { sameMap, stringMap } from "./validate.js";
+
+export interface ApiKeyInputs {
+  readonly rotateWhenChanged?: Record<string, string>;
+}
+
+export interface ApiKeyOutputs {
+  /** The key (secret). */
+  readonly key: string;
+  readonly createdAt?: string;
+  readonly rotateWhenChanged?: Record<string, string>;
+}
+
+async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
+  const client = getClient(hostLookup, (m) => ctx.log.warn(m));
+  const selfAuth = client.settings.auth.kind === "apiKey";
+  const res = await rotateApiKey(client);
+  if (selfAuth) {
+    // One key per project: the key this provider authenticates with has just stopped working.
+    useRotatedApiKey(res.api_key);
+    ctx.log.warn(
+      `ApiKey "${ctx.name}": the provider authenticated with the project API key, which this rotation replaced; ` +
+        "the rest of this run uses the new key. Update the stack config before the next run, e.g. export the key " +
+        "as a stack output and run `pulumi config set --secret cloudplatform:apiKey \"$(pulumi stack output <output> --show-secrets)\"` " +
+        "(or set CLOUDPLATFORM_API_KEY).",
+    );
+  }
+  return { key: res.api_key, ...(res.created_at === undefined ? {} : { createdAt: res.created_at }) };
+}
+
+export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
+  type: "ApiKey",
+  secretOutputs: ["key"],
+
+  check(_ctx, _olds, news: Props) {
+    const failures: CheckFailure[] = [];
+    for (const key of Object.keys(news)) {
+      if (key !== "rotateWhenChanged") failures.push({ property: key, reason: `ApiKey has no property "${key}"; the only input is rotateWhenChanged` });
+    }
+    const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
+    return { inputs: rotate === undefined ? {} : { rotateWhenChanged: rotate }, failures };
+  },
+
+  diff(_ctx, _id, olds, news) {
+    const changed = sameMap(olds.rotateWhenChanged, news.rotateWhenChanged) ? [] : ["rotateWhenChanged"];
+    return { changes: changed.length > 0, replaces: [], changed, deleteBeforeReplace: false };
+  },
+
+  async create(ctx, inputs) {
+    const generated = await generate(ctx);
+    // The id must not be the key (ids are never secret): a random UUID names this resource.
+    return { id: randomUUID(), outs: { ...generated, ...(inputs.rotateWhenChanged ? { rotateWhenChanged: inputs.rotateWhenChanged } : {}) } };
+  },
+
+  async read(_ctx, id, state) {
+    // No endpoint reads the key back: the state is the only truth.
+    return { id, outs: state, inputs: state.rotateWhenChanged ? { rotateWhenChanged: state.rotateWhenChanged } : {} };
+  },
+
+  async update(ctx, _id, olds, news) {
+    if (sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) {
+      return { ...olds, ...(news.rotateWhenChanged ? { rotateWhenChanged: news.rotateWhenChanged } : {}) };
+    }
+    const generated = await generate(ctx);
+    return { ...generated, ...(news.rotateWhenChanged ? { rotateWhenChanged: news.rotateWhenChanged } : {}) };
+  },
+
+  async delete(ctx) {
+    ctx.log.warn(
+      `ApiKey "${ctx.name}": the platform has no endpoint to revoke an API key, so the key stays valid after this ` +
+        "resource is deleted. Rotate it (create an ApiKey again, or use the dashboard) if it must stop working.",
+    );
+  },
+};

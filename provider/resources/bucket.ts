@@ -1,0 +1,219 @@
+/**
+ * Bucket (docs/api-contract.md §5). Name and storage class cannot change (no update endpoint), so a
+ * change replaces the bucket. `forceDestroy` empties it through S3 before deleting; `adopt` takes
+ * over an existing bucket of the same name instead of failing (dynamic resources cannot be
+ * `pulumi import`ed).
+ */
+import { randomInt } from "node:crypto";
+import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
+import { hostLookup, requireS3Url } from "../config.js";
+import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import { isUnknown } from "../core.js";
+import { CloudPlatformError, ConflictError, hasCode, isNotFound } from "../errors.js";
+import { getClient } from "../runtime.js";
+import type { Bucket } from "../shapes.js";
+import { emptyBucket } from "./emptyBucket.js";
+import { bucketNameProblem, optionalBoolean, storageClasses } from "./validate.js";
+
+export const s3Region = "us-east-1";
+
+export interface BucketInputs {
+  readonly name: string;
+  readonly storageClass: string;
+  readonly forceDestroy: boolean;
+  readonly adopt: boolean;
+}
+
+export interface BucketOutputs extends BucketInputs {
+  readonly bucketId: string;
+  readonly s3Endpoint: string;
+  readonly region: string;
+  /** True when create took over an existing bucket (`adopt`). */
+  readonly adopted: boolean;
+  readonly createdAt?: string;
+}
+
+const known = new Set(["name", "storageClass", "forceDestroy", "adopt"]);
+const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+/** `<resource name>-<7 random lower-case letters or digits>`, made S3-safe. */
+export function autoName(resourceName: string): string {
+  const base = resourceName
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 55)
+    .replace(/-+$/, "");
+  let suffix = "";
+  for (let i = 0; i < 7; i++) suffix += alphabet[randomInt(alphabet.length)];
+  return `${base === "" ? "bucket" : base}-${suffix}`;
+}
+
+function outputs(b: Bucket, inputs: BucketInputs, s3Endpoint: string, adopted: boolean): BucketOutputs {
+  return {
+    bucketId: b.id,
+    name: b.name,
+    storageClass: b.storage_class ?? inputs.storageClass,
+    forceDestroy: inputs.forceDestroy,
+    adopt: inputs.adopt,
+    adopted,
+    s3Endpoint,
+    region: s3Region,
+    ...(b.created_at === undefined ? {} : { createdAt: b.created_at }),
+  };
+}
+
+function client(ctx: CallContext) {
+  return getClient(hostLookup, (m) => ctx.log.warn(m));
+}
+
+async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint: string): Promise<BucketOutputs> {
+  const existing = await findBucketByName(client(ctx), inputs.name);
+  if (existing === undefined) {
+    throw new CloudPlatformError(
+      "CLOUDPLATFORM_CONFLICT",
+      `bucket name "${inputs.name}" is taken by a bucket outside this project (CLOUDPLATFORM_CONFLICT). Bucket names are unique on the platform: pick another name.`,
+    );
+  }
+  const liveClass = existing.storage_class ?? inputs.storageClass;
+  if (liveClass !== inputs.storageClass) {
+    // Adopting it would make the next diff replace (delete) the bucket just adopted.
+    throw new CloudPlatformError(
+      "CLOUDPLATFORM_CONFLICT",
+      `the existing bucket "${inputs.name}" has storage class ${liveClass}, not ${inputs.storageClass} (CLOUDPLATFORM_CONFLICT). ` +
+        `Set storageClass: "${liveClass}" to adopt it.`,
+    );
+  }
+  ctx.log.info(`Bucket "${ctx.name}": adopted the existing bucket "${inputs.name}" (${existing.id}).`);
+  return outputs(existing, inputs, s3Endpoint, true);
+}
+
+export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
+  type: "Bucket",
+  secretOutputs: [],
+
+  check(ctx, olds, news: Props) {
+    const failures: CheckFailure[] = [];
+    for (const key of Object.keys(news)) {
+      if (!known.has(key)) failures.push({ property: key, reason: `Bucket has no property "${key}"; inputs are ${[...known].join(", ")}` });
+    }
+    let name: string;
+    const rawName = news["name"];
+    if (rawName === undefined || rawName === null || rawName === "") {
+      // Keep the generated name stable across previews and updates: reuse the previous one.
+      if (olds?.name !== undefined && olds.name !== "") {
+        name = olds.name;
+      } else if (ctx.name !== "") {
+        name = autoName(ctx.name);
+      } else {
+        failures.push({ property: "name", reason: "name is required here (the resource name is unknown to generate one)" });
+        name = "";
+      }
+    } else if (isUnknown(rawName)) {
+      name = rawName as string;
+    } else if (typeof rawName !== "string") {
+      failures.push({ property: "name", reason: 'name must be a string such as "my-logs"' });
+      name = "";
+    } else {
+      name = rawName;
+      const problem = bucketNameProblem(name);
+      if (problem !== undefined) failures.push({ property: "name", reason: `bucket name "${name}" ${problem} (S3 bucket naming rules)` });
+    }
+
+    let storageClass = "Standard";
+    const rawClass = news["storageClass"];
+    if (rawClass !== undefined && rawClass !== null) {
+      if (isUnknown(rawClass)) {
+        storageClass = rawClass as string;
+      } else if (typeof rawClass === "string" && (storageClasses as readonly string[]).includes(rawClass)) {
+        storageClass = rawClass;
+      } else {
+        failures.push({
+          property: "storageClass",
+          reason: `storageClass ${JSON.stringify(rawClass)} is not supported: use one of ${storageClasses.join(", ")}`,
+        });
+      }
+    }
+    const forceDestroy = optionalBoolean("forceDestroy", news["forceDestroy"], failures) ?? false;
+    const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? false;
+    return { inputs: { name, storageClass, forceDestroy, adopt }, failures };
+  },
+
+  diff(_ctx, _id, olds, news) {
+    const replaces = (["name", "storageClass"] as const).filter((k) => olds[k] !== news[k]);
+    const updates = (["forceDestroy", "adopt"] as const).filter((k) => (olds[k] ?? false) !== news[k]);
+    const changed = [...replaces, ...updates];
+    // Same name on replace (a storage class change): the old bucket must go first, names are unique.
+    return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
+  },
+
+  async create(ctx, inputs) {
+    const s3Endpoint = requireS3Url(client(ctx).settings);
+    try {
+      const bucket = await createBucket(client(ctx), inputs.name, inputs.storageClass);
+      return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
+    } catch (err) {
+      if (!(err instanceof ConflictError) && !hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
+      if (inputs.adopt) {
+        const outs = await adoptExisting(ctx, inputs, s3Endpoint);
+        return { id: outs.bucketId, outs };
+      }
+      (err as Error).message +=
+        ` Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is yours and should be managed here.`;
+      throw err;
+    }
+  },
+
+  async read(ctx, id, state) {
+    try {
+      const live = await getBucket(client(ctx), id);
+      const outs: BucketOutputs = {
+        ...state,
+        bucketId: live.id,
+        name: live.name,
+        storageClass: live.storage_class ?? state.storageClass,
+      };
+      const inputs: BucketInputs = {
+        name: outs.name,
+        storageClass: outs.storageClass,
+        forceDestroy: state.forceDestroy ?? false,
+        adopt: state.adopt ?? false,
+      };
+      return { id, outs, inputs };
+    } catch (err) {
+      if (isNotFound(err)) {
+        ctx.log.warn(`Bucket "${ctx.name}": bucket ${state.name} (${id}) no longer exists; it is removed from the state.`);
+        return {};
+      }
+      throw err;
+    }
+  },
+
+  async update(_ctx, _id, olds, news) {
+    // Only forceDestroy and adopt change in place, and they live in the state only.
+    return { ...olds, forceDestroy: news.forceDestroy, adopt: news.adopt };
+  },
+
+  async delete(ctx, id, state) {
+    const api = client(ctx);
+    try {
+      await deleteBucket(api, id);
+      return;
+    } catch (err) {
+      if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
+      if (!state.forceDestroy) {
+        (err as Error).message +=
+          ` The bucket "${state.name}" still holds objects or unfinished uploads. Empty it, or set forceDestroy: true ` +
+          "and run `pulumi up` (so the state records it) before destroying.";
+        throw err;
+      }
+    }
+    // The state remembers the endpoint in case the config no longer names one.
+    const s3Url = api.settings.s3Url ?? (state.s3Endpoint || requireS3Url(api.settings));
+    const emptied = await emptyBucket(api, s3Url, id, state.name);
+    ctx.log.info(
+      `Bucket "${ctx.name}": forceDestroy deleted ${emptied.objects} objects and aborted ${emptied.uploads} multipart uploads.`,
+    );
+    await deleteBucket(api, id);
+  },
+};

@@ -1,0 +1,193 @@
+/**
+ * BucketCredential (docs/api-contract.md §6): an S3 key pair scoped to one bucket. `active` flips
+ * call activate / deactivate in place; a `rotateWhenChanged` change calls regenerate in place (same
+ * access key id, new secret). The secret cannot be read back: refresh keeps it from the state and
+ * reads only whether the credential still exists and is active.
+ */
+import {
+  createCredential,
+  deleteCredential,
+  getBucket,
+  listCredentials,
+  regenerateCredential,
+  setCredentialActive,
+} from "../api.js";
+import type { ApiClient } from "../client.js";
+import { hostLookup, requireS3Url } from "../config.js";
+import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import { isUnknown } from "../core.js";
+import { PartialCreateError, isNotFound } from "../errors.js";
+import { getClient } from "../runtime.js";
+import type { Credential } from "../shapes.js";
+import { s3Region } from "./bucket.js";
+import { optionalBoolean, sameMap, stringMap } from "./validate.js";
+
+export interface BucketCredentialInputs {
+  readonly bucketId: string;
+  readonly active: boolean;
+  readonly rotateWhenChanged?: Record<string, string>;
+}
+
+export interface BucketCredentialOutputs extends BucketCredentialInputs {
+  readonly accessKeyId: string;
+  /** Secret; returned by the API only at create and regenerate. */
+  readonly secretAccessKey: string;
+  readonly bucketName: string;
+  readonly s3Endpoint: string;
+  readonly region: string;
+  readonly createdAt?: string;
+}
+
+const known = new Set(["bucketId", "active", "rotateWhenChanged"]);
+
+/**
+ * One list per bucket for a short while: a refresh reads every credential of a stack concurrently
+ * in one provider process, and N credentials of one bucket should cost one request, not N.
+ */
+const listCacheMs = 5_000;
+const listCache = new Map<string, { at: number; list: Promise<Credential[]> }>();
+
+function cachedList(api: ApiClient, bucketId: string): Promise<Credential[]> {
+  const hit = listCache.get(bucketId);
+  if (hit !== undefined && Date.now() - hit.at < listCacheMs) return hit.list;
+  const list = listCredentials(api, bucketId);
+  listCache.set(bucketId, { at: Date.now(), list });
+  list.catch(() => listCache.delete(bucketId));
+  return list;
+}
+
+function forget(bucketId: string): void {
+  listCache.delete(bucketId);
+}
+
+/** For tests. */
+export function clearCredentialListCache(): void {
+  listCache.clear();
+}
+
+function client(ctx: CallContext): ApiClient {
+  return getClient(hostLookup, (m) => ctx.log.warn(m));
+}
+
+function withRotate<T extends object>(o: T, rotate: Record<string, string> | undefined): T {
+  return rotate === undefined ? o : { ...o, rotateWhenChanged: rotate };
+}
+
+export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCredentialOutputs> = {
+  type: "BucketCredential",
+  secretOutputs: ["secretAccessKey"],
+
+  check(_ctx, _olds, news: Props) {
+    const failures: CheckFailure[] = [];
+    for (const key of Object.keys(news)) {
+      if (!known.has(key)) failures.push({ property: key, reason: `BucketCredential has no property "${key}"; inputs are ${[...known].join(", ")}` });
+    }
+    const rawBucket = news["bucketId"];
+    let bucketId = "";
+    if (typeof rawBucket === "string" && rawBucket !== "") {
+      bucketId = rawBucket;
+    } else {
+      failures.push({ property: "bucketId", reason: "bucketId is required: pass a Bucket's bucketId output" });
+    }
+    const active = optionalBoolean("active", news["active"], failures);
+    const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
+    const activeValue = active ?? (isUnknown(news["active"]) ? (news["active"] as unknown as boolean) : true);
+    return { inputs: withRotate({ bucketId, active: activeValue }, rotate), failures };
+  },
+
+  diff(_ctx, _id, olds, news) {
+    const replaces = olds.bucketId !== news.bucketId ? ["bucketId"] : [];
+    const updates: string[] = [];
+    if ((olds.active ?? true) !== news.active) updates.push("active");
+    if (!sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) updates.push("rotateWhenChanged");
+    const changed = [...replaces, ...updates];
+    return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
+  },
+
+  async create(ctx, inputs) {
+    const api = client(ctx);
+    const s3Endpoint = requireS3Url(api.settings);
+    // Read the bucket first: it gives the name S3 clients need, and a wrong id fails before creating anything.
+    const bucket = await getBucket(api, inputs.bucketId).catch((err: unknown) => {
+      if (isNotFound(err) && err instanceof Error) err.message += ` Check bucketId: no bucket ${inputs.bucketId} exists.`;
+      throw err;
+    });
+    const created = await createCredential(api, inputs.bucketId);
+    forget(inputs.bucketId);
+    const outs: BucketCredentialOutputs = withRotate(
+      {
+        bucketId: inputs.bucketId,
+        accessKeyId: created.access_key_id,
+        secretAccessKey: created.secret_access_key,
+        active: created.active ?? true,
+        bucketName: bucket.name,
+        s3Endpoint,
+        region: s3Region,
+        ...(created.created_at === undefined ? {} : { createdAt: created.created_at }),
+      },
+      inputs.rotateWhenChanged,
+    );
+    if (!inputs.active) {
+      try {
+        await setCredentialActive(api, inputs.bucketId, outs.accessKeyId, false);
+      } catch (err) {
+        // The credential exists and its secret is only known now: keep it in the state.
+        throw new PartialCreateError(outs.accessKeyId, { ...outs, active: true }, err);
+      }
+    }
+    return { id: outs.accessKeyId, outs: { ...outs, active: inputs.active } };
+  },
+
+  async read(ctx, id, state) {
+    let live: Credential | undefined;
+    try {
+      live = (await cachedList(client(ctx), state.bucketId)).find((c) => c.access_key_id === id);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (live === undefined) {
+      ctx.log.warn(`BucketCredential "${ctx.name}": credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`);
+      return {};
+    }
+    const active = live.active ?? state.active ?? true;
+    if (active !== (state.active ?? true)) {
+      ctx.log.warn(`BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`);
+    }
+    const outs: BucketCredentialOutputs = { ...state, active };
+    return { id, outs, inputs: withRotate({ bucketId: state.bucketId, active }, state.rotateWhenChanged) };
+  },
+
+  async update(ctx, id, olds, news) {
+    const api = client(ctx);
+    let outs: BucketCredentialOutputs = withRotate({ ...olds }, news.rotateWhenChanged);
+    if (news.rotateWhenChanged === undefined) {
+      const { rotateWhenChanged: _dropped, ...rest } = outs;
+      outs = rest;
+    }
+    let changedSomething = false;
+    try {
+      if (!sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) {
+        const regenerated = await regenerateCredential(api, olds.bucketId, id);
+        outs = { ...outs, secretAccessKey: regenerated.secret_access_key };
+        changedSomething = true;
+        ctx.log.info(`BucketCredential "${ctx.name}": secret regenerated; access key id ${id} is unchanged.`);
+      }
+      if ((olds.active ?? true) !== news.active) {
+        await setCredentialActive(api, olds.bucketId, id, news.active);
+        outs = { ...outs, active: news.active };
+      }
+    } catch (err) {
+      // A regenerated secret exists only in this answer: losing it would leave the state with a dead secret.
+      if (changedSomething) throw new PartialCreateError(id, outs, err);
+      throw err;
+    } finally {
+      forget(olds.bucketId);
+    }
+    return outs;
+  },
+
+  async delete(ctx, id, state) {
+    await deleteCredential(client(ctx), state.bucketId, id);
+    forget(state.bucketId);
+  },
+};

@@ -1,0 +1,101 @@
+/**
+ * DnsZone (docs/api-contract.md §4): create, read, delete; the name cannot change, so a new name
+ * replaces the zone (delete first: zone names are unique).
+ */
+import { createZone, deleteZone, getZone } from "../api.js";
+import type { CheckFailure, Props, ResourceCore } from "../core.js";
+import { isUnknown } from "../core.js";
+import { hasCode, isNotFound } from "../errors.js";
+import { getClient } from "../runtime.js";
+import { hostLookup } from "../config.js";
+import type { Zone } from "../shapes.js";
+import { domainProblem, normalizeDomain } from "./validate.js";
+
+export interface DnsZoneInputs {
+  readonly name: string;
+}
+
+export interface DnsZoneOutputs {
+  readonly zoneId: string;
+  readonly name: string;
+  readonly status?: string;
+  readonly nameservers: string[];
+  readonly createdAt?: string;
+}
+
+export function zoneOutputs(z: Zone): DnsZoneOutputs {
+  return {
+    zoneId: z.id,
+    name: z.name,
+    nameservers: z.nameservers,
+    ...(z.status === undefined ? {} : { status: z.status }),
+    ...(z.created_at === undefined ? {} : { createdAt: z.created_at }),
+  };
+}
+
+export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
+  type: "DnsZone",
+  secretOutputs: [],
+
+  check(_ctx, _olds, news: Props) {
+    const failures: CheckFailure[] = [];
+    for (const key of Object.keys(news)) {
+      if (key !== "name") failures.push({ property: key, reason: `DnsZone has no property "${key}"; the only input is name` });
+    }
+    const raw = news["name"];
+    if (raw === undefined || raw === null) {
+      failures.push({ property: "name", reason: 'name is required: the zone\'s domain name, e.g. "example.com"' });
+      return { inputs: { name: "" }, failures };
+    }
+    if (isUnknown(raw)) return { inputs: { name: raw as string }, failures };
+    if (typeof raw !== "string") {
+      failures.push({ property: "name", reason: "name must be a string such as \"example.com\"" });
+      return { inputs: { name: "" }, failures };
+    }
+    const name = normalizeDomain(raw);
+    const problem = domainProblem(name);
+    if (problem !== undefined) failures.push({ property: "name", reason: `name "${raw}" ${problem}` });
+    return { inputs: { name }, failures };
+  },
+
+  diff(_ctx, _id, olds, news) {
+    const changed = olds.name === news.name ? [] : ["name"];
+    return { changes: changed.length > 0, replaces: changed, changed, deleteBeforeReplace: changed.length > 0 };
+  },
+
+  async create(ctx, inputs) {
+    const client = getClient(hostLookup, (m) => ctx.log.warn(m));
+    try {
+      const zone = await createZone(client, inputs.name);
+      return { id: zone.id, outs: zoneOutputs(zone) };
+    } catch (err) {
+      if (hasCode(err, "CLOUDPLATFORM_CONFLICT") && err instanceof Error) {
+        err.message += ` A zone named "${inputs.name}" already exists in this project or on the platform; pick another name or delete the existing zone.`;
+      }
+      throw err;
+    }
+  },
+
+  async read(ctx, id, state) {
+    const client = getClient(hostLookup, (m) => ctx.log.warn(m));
+    try {
+      const outs = zoneOutputs(await getZone(client, id));
+      return { id, outs, inputs: { name: outs.name } };
+    } catch (err) {
+      if (isNotFound(err)) {
+        ctx.log.warn(`DnsZone "${ctx.name}": zone ${state.name} (${id}) no longer exists; it is removed from the state.`);
+        return {};
+      }
+      throw err;
+    }
+  },
+
+  async update(_ctx, _id, olds) {
+    // Only the name is an input and it replaces: nothing can change in place.
+    return olds;
+  },
+
+  async delete(ctx, id) {
+    await deleteZone(getClient(hostLookup, (m) => ctx.log.warn(m)), id);
+  },
+};

@@ -1,0 +1,88 @@
+/**
+ * Empties a bucket through the S3 data plane for `forceDestroy`: the management API cannot delete
+ * objects (spec §1), so a temporary credential is created, every object is deleted and every
+ * unfinished multipart upload aborted (path-style, contract §7), and the credential is deleted again.
+ */
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import type { ApiClient } from "../client.js";
+import { createCredential, deleteCredential } from "../api.js";
+
+export interface EmptyResult {
+  readonly objects: number;
+  readonly uploads: number;
+}
+
+export async function emptyBucket(client: ApiClient, s3Url: string, bucketId: string, bucketName: string): Promise<EmptyResult> {
+  const cred = await createCredential(client, bucketId);
+  const s3 = new S3Client({
+    endpoint: s3Url,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key },
+    maxAttempts: 5,
+  });
+  try {
+    const objects = await deleteAllObjects(s3, bucketName);
+    const uploads = await abortAllUploads(s3, bucketName);
+    return { objects, uploads };
+  } finally {
+    s3.destroy();
+    await deleteCredential(client, bucketId, cred.access_key_id);
+  }
+}
+
+async function deleteAllObjects(s3: S3Client, bucket: string): Promise<number> {
+  let deleted = 0;
+  let batchDelete = true;
+  for (;;) {
+    // Always list from the start: the keys just deleted are gone, so no continuation token is needed.
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
+    const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => k !== undefined);
+    if (keys.length === 0) return deleted;
+    if (batchDelete) {
+      try {
+        const res = await s3.send(
+          new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+        );
+        if ((res.Errors ?? []).length > 0) {
+          const first = res.Errors?.[0];
+          throw new Error(`S3 refused to delete ${res.Errors?.length} objects (first: ${first?.Code ?? "unknown"}).`);
+        }
+        deleted += keys.length;
+        continue;
+      } catch (err) {
+        // Some S3-compatible servers lack multi-object delete: fall back to one request per key.
+        if (!isNotImplemented(err)) throw err;
+        batchDelete = false;
+      }
+    }
+    await Promise.all(keys.map((Key) => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }))));
+    deleted += keys.length;
+  }
+}
+
+async function abortAllUploads(s3: S3Client, bucket: string): Promise<number> {
+  let aborted = 0;
+  for (;;) {
+    const page = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+    const uploads = (page.Uploads ?? []).filter((u) => u.Key !== undefined && u.UploadId !== undefined);
+    if (uploads.length === 0) return aborted;
+    await Promise.all(
+      uploads.map((u) => s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }))),
+    );
+    aborted += uploads.length;
+  }
+}
+
+function isNotImplemented(err: unknown): boolean {
+  const name = (err as { name?: unknown; Code?: unknown } | null)?.name;
+  const status = (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+  return name === "NotImplemented" || name === "MethodNotAllowed" || status === 501 || status === 405;
+}

@@ -1,0 +1,81 @@
+import * as pulumi from "@pulumi/pulumi";
+import { nameKey, providerShim } from "./shim.js";
+
+const provider = providerShim("bucketProvider");
+
+/** Storage classes the platform accepts (docs/api-contract.md §5). */
+export type StorageClass = "Standard" | "InfrequentAccess" | "Archive";
+
+export interface BucketArgs {
+  /**
+   * The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on
+   * the platform). Changing it replaces the bucket.
+   * @default the resource name plus `-` and 7 random characters, kept across updates
+   * @example "acme-logs"
+   */
+  name?: pulumi.Input<string>;
+  /**
+   * Changing it replaces the bucket.
+   * @default "Standard"
+   */
+  storageClass?: pulumi.Input<StorageClass>;
+  /**
+   * When true, deleting the bucket first deletes every object and aborts every unfinished multipart
+   * upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails.
+   * It must be in the state before the delete: set it, run `pulumi up`, then destroy.
+   * @default false
+   */
+  forceDestroy?: pulumi.Input<boolean>;
+  /**
+   * When true and a bucket with this name already exists in the project, create takes it over instead
+   * of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must
+   * match. An adopted bucket is deleted by `pulumi destroy` like any other.
+   * @default false
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/**
+ * An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+ *
+ * @example
+ * const bucket = new cloudplatform.Bucket("logs", { storageClass: "Standard", forceDestroy: true });
+ * const cred = new cloudplatform.BucketCredential("logs-writer", { bucketId: bucket.bucketId });
+ */
+export class Bucket extends pulumi.dynamic.Resource {
+  /** The platform's bucket id (`{bucketId}` in API paths). */
+  declare public readonly bucketId: pulumi.Output<string>;
+  declare public readonly name: pulumi.Output<string>;
+  declare public readonly storageClass: pulumi.Output<StorageClass>;
+  /** The S3 endpoint (`cloudplatform:s3Url`). */
+  declare public readonly s3Endpoint: pulumi.Output<string>;
+  /** Always `us-east-1`. */
+  declare public readonly region: pulumi.Output<string>;
+  declare public readonly forceDestroy: pulumi.Output<boolean>;
+  declare public readonly adopt: pulumi.Output<boolean>;
+  /** True when create adopted an existing bucket. */
+  declare public readonly adopted: pulumi.Output<boolean>;
+  declare public readonly createdAt: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: BucketArgs = {}, opts?: pulumi.CustomResourceOptions) {
+    super(
+      provider,
+      name,
+      {
+        name: args.name,
+        storageClass: args.storageClass,
+        forceDestroy: args.forceDestroy,
+        adopt: args.adopt,
+        bucketId: undefined,
+        s3Endpoint: undefined,
+        region: undefined,
+        adopted: undefined,
+        createdAt: undefined,
+        [nameKey]: name,
+      },
+      opts,
+      "cloudplatform",
+      "Bucket",
+    );
+  }
+}

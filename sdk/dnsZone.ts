@@ -1,0 +1,49 @@
+import * as pulumi from "@pulumi/pulumi";
+import { nameKey, providerShim } from "./shim.js";
+
+const provider = providerShim("dnsZoneProvider");
+
+export interface DnsZoneArgs {
+  /**
+   * The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone
+   * (the old one is deleted first: zone names are unique).
+   * @example "example.com"
+   */
+  name: pulumi.Input<string>;
+}
+
+/**
+ * A DNS zone.
+ *
+ * @example
+ * const zone = new cloudplatform.DnsZone("main", { name: "example.com" });
+ * export const nameservers = zone.nameservers;
+ */
+export class DnsZone extends pulumi.dynamic.Resource {
+  /** The platform's zone id. */
+  declare public readonly zoneId: pulumi.Output<string>;
+  declare public readonly name: pulumi.Output<string>;
+  /** As the API reports it, e.g. `active`. */
+  declare public readonly status: pulumi.Output<string | undefined>;
+  /** Name servers to delegate the domain to. */
+  declare public readonly nameservers: pulumi.Output<string[]>;
+  declare public readonly createdAt: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      provider,
+      name,
+      {
+        name: args.name,
+        zoneId: undefined,
+        status: undefined,
+        nameservers: undefined,
+        createdAt: undefined,
+        [nameKey]: name,
+      },
+      opts,
+      "cloudplatform",
+      "DnsZone",
+    );
+  }
+}
