@@ -59,6 +59,8 @@ export interface RunningEmulator {
   readonly apiUrl: string;
   /** The project API key (the current one, also after a rotation). */
   readonly apiKey: string;
+  /** Where state and objects are kept: `dataDir`, or a temporary directory removed on close. */
+  readonly dataDir: string;
   /** A dashboard JWT valid for `tokenTtlSeconds`. */
   readonly token: string;
   /** Signs another dashboard JWT; a negative TTL gives an expired one. */
@@ -147,6 +149,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       get apiKey() {
         return state.currentApiKey;
       },
+      dataDir: root,
       token,
       issueToken: (ttl) => auth.issueToken(ttl),
       close() {
