@@ -59,7 +59,7 @@ export async function uploadFile(uploadUrl: string, path: string, options: Uploa
 async function putOnce(uploadUrl: string, absolutePath: string, dispatcher: Dispatcher | undefined): Promise<void> {
   // Stat per attempt: the length must match the bytes this stream will send.
   const { size } = await stat(absolutePath);
-  const body = createReadStream(absolutePath, { highWaterMark: 1024 * 1024 });
+  const body = createReadStream(absolutePath);
   try {
     const response = await request(uploadUrl, {
       method: "PUT",
