@@ -1,0 +1,62 @@
+/** Getting bytes into a temp file: from a request body, or from a stored file (copies). */
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { rm, type FileHandle } from "node:fs/promises";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { receiveBody, type ReceivedBody } from "./body.js";
+import type { S3Call } from "./call.js";
+
+/** The largest single PUT (object or part) S3 accepts. */
+export const MAX_PUT_BYTES = 5 * 1024 ** 3;
+
+/** Receives and verifies the request body into a temp file; the caller commits or removes it. */
+export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {
+  const tempFile = call.store.tempPath();
+  try {
+    const body = await receiveBody(call.req, call.auth.payload, createWriteStream(tempFile), MAX_PUT_BYTES);
+    return { tempFile, body };
+  } catch (err) {
+    await rm(tempFile, { force: true });
+    throw err;
+  }
+}
+
+/** Copies bytes [start, end] of an open file into a temp file; returns it with the MD5 of what was copied. */
+export async function copyToTemp(
+  call: S3Call,
+  file: FileHandle,
+  start: number,
+  end: number,
+): Promise<{ tempFile: string; md5Hex: string; size: number }> {
+  const tempFile = call.store.tempPath();
+  const md5 = createHash("md5");
+  let size = 0;
+  try {
+    await pipeline(
+      file.createReadStream({ start, end, autoClose: false }),
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          md5.update(chunk);
+          size += chunk.length;
+          callback(null, chunk);
+        },
+      }),
+      createWriteStream(tempFile),
+    );
+    return { tempFile, md5Hex: md5.digest("hex"), size };
+  } catch (err) {
+    await rm(tempFile, { force: true });
+    throw err;
+  }
+}
+
+/** Runs `commit` (which fills and then moves the temp file), removing the temp file if it fails. */
+export async function commitOrDiscard<T>(tempFile: string, commit: () => Promise<T>): Promise<T> {
+  try {
+    return await commit();
+  } catch (err) {
+    await rm(tempFile, { force: true });
+    throw err;
+  }
+}

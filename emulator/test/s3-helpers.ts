@@ -1,0 +1,108 @@
+/**
+ * Runs the S3 plane alone on a loopback http server, with an in-memory credential directory of two
+ * buckets (alpha, beta) and three keys (alpha's, beta's, and a deactivated one of alpha).
+ */
+import { S3Client } from "@aws-sdk/client-s3";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createS3Plane } from "../src/s3/index.js";
+import type { CredentialDirectory, Logger, S3Plane } from "../src/interfaces.js";
+
+export interface TestCredential {
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucketName: string;
+  active: boolean;
+}
+
+export class FakeDirectory implements CredentialDirectory {
+  readonly credentials = new Map<string, TestCredential>();
+  readonly buckets = new Set<string>();
+
+  lookup(accessKeyId: string) {
+    const c = this.credentials.get(accessKeyId);
+    return c && this.buckets.has(c.bucketName) ? { ...c } : undefined;
+  }
+
+  bucketExists(bucketName: string): boolean {
+    return this.buckets.has(bucketName);
+  }
+}
+
+export interface RunningPlane {
+  readonly url: string;
+  readonly plane: S3Plane;
+  readonly directory: FakeDirectory;
+  readonly dataDir: string;
+  readonly alpha: TestCredential;
+  readonly beta: TestCredential;
+  readonly deactivated: TestCredential;
+  /** Route counts as the plane reported them. */
+  readonly counts: Map<string, number>;
+  /** The payload mode (x-amz-content-sha256) of every request received, to check what clients sent. */
+  readonly payloadModes: Array<{ method: string; url: string; mode: string | undefined }>;
+  close(): Promise<void>;
+}
+
+const quietLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, fields) => {
+    if (process.env["EMULATOR_LOG"] === "1") console.error(message, fields);
+  },
+};
+
+export async function startPlane(dataDir?: string): Promise<RunningPlane> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), "s3-plane-")));
+  const directory = new FakeDirectory();
+  const alpha = { accessKeyId: "CPAKALPHA0000000001", secretAccessKey: "alpha-secret-0123456789abcdefghijklmnopqr", bucketName: "alpha", active: true };
+  const beta = { accessKeyId: "CPAKBETA00000000001", secretAccessKey: "beta-secret-0123456789abcdefghijklmnopqrs", bucketName: "beta", active: true };
+  const deactivated = { accessKeyId: "CPAKALPHAOFF000001", secretAccessKey: "off-secret-0123456789abcdefghijklmnopqrst", bucketName: "alpha", active: false };
+  for (const c of [alpha, beta, deactivated]) directory.credentials.set(c.accessKeyId, c);
+  directory.buckets.add("alpha");
+  directory.buckets.add("beta");
+  const counts = new Map<string, number>();
+  const plane = createS3Plane({
+    dataDir: dir,
+    credentials: directory,
+    logger: quietLogger,
+    counter: { count: (_area, route) => void counts.set(route, (counts.get(route) ?? 0) + 1) },
+  });
+  const payloadModes: RunningPlane["payloadModes"] = [];
+  const server: Server = createServer((req, res) => {
+    payloadModes.push({ method: req.method ?? "", url: req.url ?? "", mode: req.headers["x-amz-content-sha256"] as string | undefined });
+    plane.handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    plane,
+    directory,
+    dataDir: dir,
+    alpha,
+    beta,
+    deactivated,
+    counts,
+    payloadModes,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await plane.close();
+      if (!dataDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function s3Client(url: string, credential: { accessKeyId: string; secretAccessKey: string }): S3Client {
+  return new S3Client({
+    endpoint: url,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secretAccessKey },
+    maxAttempts: 1,
+  });
+}
