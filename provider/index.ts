@@ -13,6 +13,7 @@ export const apiKeyProvider = toDynamicProvider(apiKeyCore);
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);
 export const bucketProvider = toDynamicProvider(bucketCore);
 export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
+export { transcriptProvider } from "./transcription/host.js";
 
 export { configure, toDynamicProvider, nameKey } from "./dynamic.js";
 export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };

@@ -66,17 +66,26 @@ const replacingInputs = ["url", "sourceHash", "language", "glossary"] as const;
 /** Inputs that only change how this provider waits or what is stored: no new job. */
 const updatingInputs = ["sourcePath", "webhookUrl", "waitForCompletion", "timeoutMinutes"] as const;
 
-export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): ResourceCore<TranscriptInputs, TranscriptOutputs> {
+export function createTranscriptCore(
+  overrides: Partial<TranscriptDeps> = {},
+): ResourceCore<TranscriptInputs, TranscriptOutputs> {
   const deps: TranscriptDeps = { ...defaultDeps, ...overrides };
 
   const prefix = <E extends Error>(ctx: CallContext, error: E): E => {
     if (CloudPlatformError.isInstance(error) && ctx.name !== "") error.forResource(type, ctx.name);
     return error;
   };
-  const say = (ctx: CallContext, message: string): string => (ctx.name === "" ? message : `${type} "${ctx.name}": ${message}`);
+  const say = (ctx: CallContext, message: string): string =>
+    ctx.name === "" ? message : `${type} "${ctx.name}": ${message}`;
 
   /** Waits for `record` to finish; every way of not finishing keeps the id as partial state. */
-  async function finish(ctx: CallContext, api: TranscriptionApi, inputs: TranscriptInputs, record: TranscriptRecord, previous?: TranscriptOutputs): Promise<TranscriptOutputs> {
+  async function finish(
+    ctx: CallContext,
+    api: TranscriptionApi,
+    inputs: TranscriptInputs,
+    record: TranscriptRecord,
+    previous?: TranscriptOutputs,
+  ): Promise<TranscriptOutputs> {
     let last = record;
     let result;
     try {
@@ -114,7 +123,11 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
     return outs;
   }
 
-  async function startJob(ctx: CallContext, api: TranscriptionApi, inputs: TranscriptInputs): Promise<TranscriptRecord> {
+  async function startJob(
+    ctx: CallContext,
+    api: TranscriptionApi,
+    inputs: TranscriptInputs,
+  ): Promise<TranscriptRecord> {
     const body: CreateTranscriptBody = { language: inputs.language };
     if (inputs.sourcePath !== undefined) {
       body.uploadKey = await uploadSource(ctx, api, inputs.sourcePath);
@@ -129,17 +142,25 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
   async function uploadSource(ctx: CallContext, api: TranscriptionApi, path: string): Promise<string> {
     const stat = statSource(path);
     if (stat.kind !== "file") {
-      throw new CloudPlatformError("CLOUDPLATFORM_SOURCE_MISSING", `source file "${path}" is no longer readable (CLOUDPLATFORM_SOURCE_MISSING); restore it and run \`pulumi up\` again.`);
+      throw new CloudPlatformError(
+        "CLOUDPLATFORM_SOURCE_MISSING",
+        `source file "${path}" is no longer readable (CLOUDPLATFORM_SOURCE_MISSING); restore it and run \`pulumi up\` again.`,
+      );
     }
     const ticket = await api.prepareUpload({ filename: basename(path), size: stat.size });
     ctx.log.info(say(ctx, `uploading ${basename(path)} (${formatBytes(stat.size)})`));
     try {
-      await uploadFile(ticket.uploadUrl, path, { ...deps.upload, onRetry: (message) => ctx.log.warn(say(ctx, message)) });
+      await uploadFile(ticket.uploadUrl, path, {
+        ...deps.upload,
+        onRetry: (message) => ctx.log.warn(say(ctx, message)),
+      });
     } catch (error) {
       if (error instanceof UploadFailure) {
         throw new TranscriptUploadError(
           `uploading "${path}" failed: ${error.message} (CLOUDPLATFORM_UPLOAD_FAILED). ` +
-            (error.status === 413 ? "The platform accepts files up to 2 GB." : "Nothing was charged; run `pulumi up` again."),
+            (error.status === 413
+              ? "The platform accepts files up to 2 GB."
+              : "Nothing was charged; run `pulumi up` again."),
           error.status,
           error.retryable,
         );
@@ -156,7 +177,10 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
 
     check(ctx: CallContext, _olds: Partial<TranscriptInputs> | undefined, news: Props): CheckResult<TranscriptInputs> {
       const result = checkTranscriptInputs(news, { apiUrl: deps.apiUrl() });
-      return { inputs: result.inputs, failures: result.failures.map((f) => ({ property: f.property, reason: say(ctx, f.reason) })) };
+      return {
+        inputs: result.inputs,
+        failures: result.failures.map((f) => ({ property: f.property, reason: say(ctx, f.reason) })),
+      };
     },
 
     diff(_ctx: CallContext, _id: string, olds: TranscriptOutputs, news: TranscriptInputs): DiffResult {
@@ -171,7 +195,8 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
       }
       // Switching between a URL and a file is a different transcript even when neither hash nor url
       // is there to compare (a URL source has no hash).
-      if ((olds.sourcePath === undefined) !== (news.sourcePath === undefined) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
+      if ((olds.sourcePath === undefined) !== (news.sourcePath === undefined) && !replaces.includes("sourceHash"))
+        replaces.push("sourceHash");
       // An unknown path at preview means the file (hence its hash) is not known yet.
       if (isUnknown(news.sourcePath) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
       for (const key of updatingInputs) {
@@ -197,12 +222,19 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
       const outs = inputs.waitForCompletion ? await finish(ctx, api, inputs, record) : toOutputs(inputs, record);
       // Not partial state: the failed job was not charged, and the next `up` must start a new one.
       if (outs.status === "error") {
-        throw prefix(ctx, new TranscriptFailedError(record.id, outs.errorCode, outs.errorMessage ?? "the job failed without a message"));
+        throw prefix(
+          ctx,
+          new TranscriptFailedError(record.id, outs.errorCode, outs.errorMessage ?? "the job failed without a message"),
+        );
       }
       return { id: record.id, outs };
     },
 
-    async read(ctx: CallContext, id: string, state: TranscriptOutputs): Promise<ReadResult<TranscriptInputs, TranscriptOutputs>> {
+    async read(
+      ctx: CallContext,
+      id: string,
+      state: TranscriptOutputs,
+    ): Promise<ReadResult<TranscriptInputs, TranscriptOutputs>> {
       const api = deps.api(ctx);
       const record = await api.getTranscript(id).catch((error: unknown) => {
         throw error instanceof Error ? prefix(ctx, error) : error;
@@ -222,7 +254,12 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
       return { id, outs: toOutputs(inputs, record, state), inputs };
     },
 
-    async update(ctx: CallContext, id: string, olds: TranscriptOutputs, news: TranscriptInputs): Promise<TranscriptOutputs> {
+    async update(
+      ctx: CallContext,
+      id: string,
+      olds: TranscriptOutputs,
+      news: TranscriptInputs,
+    ): Promise<TranscriptOutputs> {
       if (isFinished(olds.status)) return toOutputs(news, recordOf(olds), olds);
       // The stored job is still queued or processing: look at it again instead of starting a new one.
       const api = deps.api(ctx);
@@ -247,7 +284,11 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
       const outs = await finish(ctx, api, news, record, olds);
       if (outs.status === "error") {
         // Keep the failure in state: the next `up` sees status error and replaces (a new job).
-        const failure = new TranscriptFailedError(id, outs.errorCode, outs.errorMessage ?? "the job failed without a message");
+        const failure = new TranscriptFailedError(
+          id,
+          outs.errorCode,
+          outs.errorMessage ?? "the job failed without a message",
+        );
         throw prefix(ctx, new PartialCreateError(id, asProps(outs), failure));
       }
       return outs;
@@ -255,7 +296,9 @@ export function createTranscriptCore(overrides: Partial<TranscriptDeps> = {}): R
 
     async delete(ctx: CallContext, id: string): Promise<void> {
       // The API has no delete: the result expires on the platform after 7 days.
-      ctx.log.debug(say(ctx, `transcript ${id} removed from the state; the platform deletes it after its 7-day retention`));
+      ctx.log.debug(
+        say(ctx, `transcript ${id} removed from the state; the platform deletes it after its 7-day retention`),
+      );
     },
   };
 }

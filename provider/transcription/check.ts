@@ -1,7 +1,13 @@
 import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../core.js";
 import { isInternalHost, isLoopbackHost } from "./hosts.js";
 import { autoLanguage, isSupportedLanguage } from "./languages.js";
-import { defaultTimeoutMinutes, maxGlossaryChars, maxGlossaryEntries, maxTimeoutMinutes, maxUploadBytes } from "./limits.js";
+import {
+  defaultTimeoutMinutes,
+  maxGlossaryChars,
+  maxGlossaryEntries,
+  maxTimeoutMinutes,
+  maxUploadBytes,
+} from "./limits.js";
 import { hashSource, statSource } from "./source.js";
 import type { TranscriptInputs } from "./types.js";
 
@@ -14,17 +20,11 @@ export interface CheckOptions {
   readonly apiUrl: string | undefined;
 }
 
-const inputKeys = ["url", "sourcePath", "language", "glossary", "webhookUrl", "waitForCompletion", "timeoutMinutes"];
-
 export function checkTranscriptInputs(news: Props, options: CheckOptions): CheckResult<TranscriptInputs> {
   const failures: CheckFailure[] = [];
   const fail = (property: string, reason: string): void => {
     failures.push({ property, reason });
   };
-  for (const key of Object.keys(news)) {
-    if (!inputKeys.includes(key) && !key.startsWith("__")) fail(key, `unknown input "${key}"`);
-  }
-
   const inputs: TranscriptInputs = {
     language: autoLanguage,
     waitForCompletion: true,
@@ -42,7 +42,11 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   if (url !== undefined) {
     inputs.url = url;
     if (!isUnknown(url)) {
-      const reason = urlProblem(url, options.apiUrl);
+      const reason = urlProblem(
+        url,
+        options.apiUrl,
+        "serve the media from a public URL, or give a local file as `source`",
+      );
       if (reason) fail("url", reason);
     }
   }
@@ -59,7 +63,10 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   if (language !== undefined) {
     inputs.language = language;
     if (!isUnknown(language) && !isSupportedLanguage(language)) {
-      fail("language", `"${truncate(language)}" is not a supported language: use "auto" or an ISO 639-1 code such as "en"`);
+      fail(
+        "language",
+        `"${truncate(language)}" is not a supported language: use "auto" or an ISO 639-1 code such as "en"`,
+      );
     }
   }
 
@@ -69,8 +76,9 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   const webhookUrl = optionalString(news, "webhookUrl", fail);
   if (webhookUrl !== undefined) {
     inputs.webhookUrl = webhookUrl;
-    if (!isUnknown(webhookUrl) && !isHttpUrl(webhookUrl)) {
-      fail("webhookUrl", "must be an absolute http(s) URL");
+    if (!isUnknown(webhookUrl)) {
+      const reason = urlProblem(webhookUrl, options.apiUrl, "give a receiver the platform can reach");
+      if (reason) fail("webhookUrl", reason);
     }
   }
 
@@ -83,7 +91,10 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   const timeout = news["timeoutMinutes"];
   if (timeout !== undefined && timeout !== null && !isUnknown(timeout)) {
     if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > maxTimeoutMinutes) {
-      fail("timeoutMinutes", `must be a number of minutes above 0 and at most ${maxTimeoutMinutes} (the 7-day retention)`);
+      fail(
+        "timeoutMinutes",
+        `must be a number of minutes above 0 and at most ${maxTimeoutMinutes} (the 7-day retention)`,
+      );
     } else {
       inputs.timeoutMinutes = timeout;
     }
@@ -100,10 +111,6 @@ function optionalString(news: Props, key: string, fail: (p: string, r: string) =
   return undefined;
 }
 
-function isHttpUrl(value: string): boolean {
-  return parseUrl(value)?.protocol.match(/^https?:$/) != null;
-}
-
 function parseUrl(value: string): URL | undefined {
   try {
     return new URL(value);
@@ -113,19 +120,21 @@ function parseUrl(value: string): URL | undefined {
 }
 
 /**
- * The platform refuses private and internal addresses. A local emulator on loopback may be started
- * to allow loopback media URLs, so loopback targets are left to it when the API itself is on loopback.
+ * The platform refuses URLs (media and webhook alike) that are not http(s), carry user-info, or
+ * point at a private or internal address (docs/api-contract.md §8.2). A local emulator on loopback
+ * may be started to allow loopback URLs, so loopback targets are left to it when the API itself is
+ * on loopback.
  */
-function urlProblem(value: string, apiUrl: string | undefined): string | undefined {
+function urlProblem(value: string, apiUrl: string | undefined, whatToDo: string): string | undefined {
   const parsed = parseUrl(value);
   if (!parsed || !/^https?:$/.test(parsed.protocol)) return "must be an absolute http(s) URL";
+  if (parsed.username !== "" || parsed.password !== "") {
+    return "must not carry a user name or password (the platform refuses user-info in URLs)";
+  }
   if (!isInternalHost(parsed.hostname)) return undefined;
   const apiHost = apiUrl ? parseUrl(apiUrl)?.hostname : undefined;
   if (apiHost !== undefined && isLoopbackHost(apiHost) && isLoopbackHost(parsed.hostname)) return undefined;
-  return (
-    `host "${parsed.hostname}" is a private or internal address, which the platform refuses: ` +
-    "serve the media from a public URL, or give a local file as `source`"
-  );
+  return `host "${parsed.hostname}" is a private or internal address, which the platform refuses: ${whatToDo}`;
 }
 
 function checkSourceFile(path: string, fail: (p: string, r: string) => void): string | undefined {
@@ -145,7 +154,10 @@ function checkSourceFile(path: string, fail: (p: string, r: string) => void): st
   return hashSource(path, stat.stats);
 }
 
-function checkGlossary(value: Json | undefined, fail: (p: string, r: string) => void): Record<string, string> | undefined {
+function checkGlossary(
+  value: Json | undefined,
+  fail: (p: string, r: string) => void,
+): Record<string, string> | undefined {
   if (value === undefined || value === null || isUnknown(value)) return undefined;
   if (typeof value !== "object" || Array.isArray(value)) {
     fail("glossary", "must be a map from what is heard to what is written");

@@ -19,6 +19,9 @@ for (const [net, prefix] of [
   ["169.254.0.0", 16],
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
   ["224.0.0.0", 4],
@@ -31,6 +34,7 @@ for (const [net, prefix] of [
   ["::1", 128],
   ["fc00::", 7],
   ["fe80::", 10],
+  ["2001:db8::", 32],
   ["ff00::", 8],
 ] as const) {
   internal.addSubnet(net, prefix, "ipv6");
@@ -69,7 +73,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return false;
 }
 
-/** True for `localhost` and for private, link-local, loopback, multicast or reserved literals. */
+/** True for `localhost` and for literals outside public unicast (private, loopback, link-local, documentation, multicast, reserved). */
 export function isInternalHost(hostname: string): boolean {
   const host = bareHost(hostname);
   if (isLocalhostName(host)) return true;

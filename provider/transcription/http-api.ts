@@ -18,7 +18,13 @@ export function transcriptionApi(client: ApiClient): TranscriptionApi {
     async prepareUpload(request): Promise<UploadTicket> {
       const endpoint = "POST /v1/transcripts/upload";
       // Repeating it is harmless: an unused upload key simply expires.
-      const res = await client.request({ method: "POST", path: "/v1/transcripts/upload", base: "transcription", body: request, idempotent: true });
+      const res = await client.request({
+        method: "POST",
+        path: "/v1/transcripts/upload",
+        base: "transcription",
+        body: request,
+        idempotent: true,
+      });
       const ticket = parseUploadTicket(res.data);
       if (!ticket) throw unexpected(endpoint, res.data, "no uploadKey and uploadUrl", res.status);
       return ticket;

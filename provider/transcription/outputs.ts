@@ -5,7 +5,11 @@ import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "./ty
  * Builds complete outputs from the inputs and what the API said. Fields the API has not (yet) told
  * keep their previous value, so a refresh that sees less (e.g. no text after retention) loses nothing.
  */
-export function toOutputs(inputs: TranscriptInputs, record: TranscriptRecord, previous?: TranscriptOutputs): TranscriptOutputs {
+export function toOutputs(
+  inputs: TranscriptInputs,
+  record: TranscriptRecord,
+  previous?: TranscriptOutputs,
+): TranscriptOutputs {
   const outs: TranscriptOutputs = { ...inputOnly(inputs), transcriptId: record.id, status: record.status };
   const text = record.text ?? previous?.text;
   if (text !== undefined) outs.text = text;

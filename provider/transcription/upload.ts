@@ -87,7 +87,9 @@ function errorCodeOf(text: string): string {
     if (parsed && typeof parsed === "object") {
       const error = (parsed as { error?: unknown; code?: unknown }).error;
       const code =
-        error && typeof error === "object" ? (error as { code?: unknown }).code : (parsed as { code?: unknown }).code ?? error;
+        error && typeof error === "object"
+          ? (error as { code?: unknown }).code
+          : ((parsed as { code?: unknown }).code ?? error);
       if (typeof code === "string" && /^[a-z_]{1,40}$/.test(code)) return ` ${code}`;
     }
   } catch {

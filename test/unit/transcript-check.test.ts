@@ -50,12 +50,17 @@ describe("Transcript check", () => {
     expect(reasons({ url: "https://m.example.com/a.mp3", sourcePath: audio })).toEqual([
       'source: Transcript "talk": give exactly one of `url` or `source`, not both',
     ]);
-    expect(reasons({})).toEqual(['source: Transcript "talk": give exactly one of `url` or `source`; neither was given']);
+    expect(reasons({})).toEqual([
+      'source: Transcript "talk": give exactly one of `url` or `source`; neither was given',
+    ]);
   });
 
-  it.each(["ftp://m.example.com/a.mp3", "file:///etc/passwd", "not a url", "//m.example.com/a.mp3"])("refuses the non-http(s) URL %s", (url) => {
-    expect(reasons({ url })).toEqual(['url: Transcript "talk": must be an absolute http(s) URL']);
-  });
+  it.each(["ftp://m.example.com/a.mp3", "file:///etc/passwd", "not a url", "//m.example.com/a.mp3"])(
+    "refuses the non-http(s) URL %s",
+    (url) => {
+      expect(reasons({ url })).toEqual(['url: Transcript "talk": must be an absolute http(s) URL']);
+    },
+  );
 
   it.each([
     "http://localhost/a.mp3",
@@ -68,6 +73,8 @@ describe("Transcript check", () => {
     "http://169.254.169.254/latest/meta-data",
     "http://100.64.0.1/a.mp3",
     "http://0.0.0.0/a.mp3",
+    "http://192.0.2.7/a.mp3",
+    "http://[2001:db8::1]/a.mp3",
     "http://[::1]/a.mp3",
     "http://[fd00::1]/a.mp3",
     "http://[fe80::1]/a.mp3",
@@ -75,15 +82,19 @@ describe("Transcript check", () => {
     "http://[::ffff:127.0.0.1]/a.mp3",
   ])("refuses the private or internal host of %s", (url) => {
     const [reason] = reasons({ url });
-    expect(reason).toMatch(/^url: Transcript "talk": host "[^"]+" is a private or internal address, which the platform refuses/);
+    expect(reason).toMatch(
+      /^url: Transcript "talk": host "[^"]+" is a private or internal address, which the platform refuses/,
+    );
   });
 
-  it.each(["https://media.example.com/a.mp3", "http://8.8.8.8/a.mp3", "http://[2001:4860::8888]/a.mp3", "http://172.32.0.1/a.mp3"])(
-    "accepts the public URL %s",
-    (url) => {
-      expect(reasons({ url })).toEqual([]);
-    },
-  );
+  it.each([
+    "https://media.example.com/a.mp3",
+    "http://8.8.8.8/a.mp3",
+    "http://[2001:4860::8888]/a.mp3",
+    "http://172.32.0.1/a.mp3",
+  ])("accepts the public URL %s", (url) => {
+    expect(reasons({ url })).toEqual([]);
+  });
 
   it("allows loopback media URLs only when the configured API is itself on loopback", () => {
     expect(reasons({ url: "http://127.0.0.1:9000/a.wav" }, "http://127.0.0.1:8080")).toEqual([]);
@@ -111,7 +122,9 @@ describe("Transcript check", () => {
   });
 
   it("refuses unsupported languages and accepts auto and ISO 639-1 codes", () => {
-    expect(reasons({ url: "https://m.example.com/a", language: "xx" })[0]).toMatch(/^language: .*"xx" is not a supported language/);
+    expect(reasons({ url: "https://m.example.com/a", language: "xx" })[0]).toMatch(
+      /^language: .*"xx" is not a supported language/,
+    );
     expect(reasons({ url: "https://m.example.com/a", language: "EN" })).toHaveLength(1);
     for (const language of ["auto", "en", "de", "haw", "yue"]) {
       expect(reasons({ url: "https://m.example.com/a", language })).toEqual([]);
@@ -123,21 +136,48 @@ describe("Transcript check", () => {
     expect(reasons({ url: "https://m.example.com/a", glossary: many })).toEqual([
       'glossary: Transcript "talk": has 101 entries; the platform accepts at most 100',
     ]);
-    expect(reasons({ url: "https://m.example.com/a", glossary: { ["k".repeat(101)]: "v" } })[0]).toMatch(/over 100 characters/);
-    expect(reasons({ url: "https://m.example.com/a", glossary: { k: "v".repeat(101) } })[0]).toMatch(/over 100 characters/);
+    expect(reasons({ url: "https://m.example.com/a", glossary: { ["k".repeat(101)]: "v" } })[0]).toMatch(
+      /over 100 characters/,
+    );
+    expect(reasons({ url: "https://m.example.com/a", glossary: { k: "v".repeat(101) } })[0]).toMatch(
+      /over 100 characters/,
+    );
     expect(reasons({ url: "https://m.example.com/a", glossary: { k: 3 } })[0]).toMatch(/must map to a string/);
     const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`w${i}`, "x".repeat(100)]));
     expect(reasons({ url: "https://m.example.com/a", glossary: hundred })).toEqual([]);
   });
 
-  it("refuses a bad webhook URL and timeout", () => {
-    expect(reasons({ url: "https://m.example.com/a", webhookUrl: "mailto:x@example.com" })[0]).toMatch(/^webhookUrl: /);
+  it("refuses user-info in a URL", () => {
+    expect(reasons({ url: "https://user:pw@m.example.com/a.mp3" })[0]).toMatch(
+      /^url: .*must not carry a user name or password/,
+    );
+  });
+
+  it("holds the webhook URL to the same rules, with the same loopback waiver", () => {
+    expect(reasons({ url: "https://m.example.com/a", webhookUrl: "mailto:x@example.com" })[0]).toMatch(
+      /^webhookUrl: .*http\(s\)/,
+    );
+    expect(reasons({ url: "https://m.example.com/a", webhookUrl: "http://192.168.0.2/hook" })[0]).toMatch(
+      /^webhookUrl: .*private or internal/,
+    );
+    expect(
+      reasons({ url: "https://m.example.com/a", webhookUrl: "http://127.0.0.1:7000/hook" }, "http://127.0.0.1:8080"),
+    ).toEqual([]);
+    expect(reasons({ url: "https://m.example.com/a", webhookUrl: "https://hooks.example.com/t" })).toEqual([]);
+  });
+
+  it("refuses a bad timeout", () => {
     expect(reasons({ url: "https://m.example.com/a", timeoutMinutes: 0 })[0]).toMatch(/^timeoutMinutes: /);
     expect(reasons({ url: "https://m.example.com/a", timeoutMinutes: 20_000 })[0]).toMatch(/7-day retention/);
   });
 
   it("does not validate values unknown at preview", () => {
-    const result = check({ url: unknownValue, language: unknownValue, webhookUrl: unknownValue, glossary: { k: unknownValue } });
+    const result = check({
+      url: unknownValue,
+      language: unknownValue,
+      webhookUrl: unknownValue,
+      glossary: { k: unknownValue },
+    });
     expect(result.failures).toEqual([]);
     expect(result.inputs).toMatchObject({ url: unknownValue, language: unknownValue, glossary: { k: unknownValue } });
     expect(check({ sourcePath: unknownValue }).failures).toEqual([]);

@@ -56,10 +56,25 @@ function core(clock = fakeClock()) {
 }
 
 function urlInputs(over: Partial<TranscriptInputs> = {}): TranscriptInputs {
-  return { url: "https://media.example.com/talk.mp3", language: "auto", waitForCompletion: true, timeoutMinutes: 60, ...over };
+  return {
+    url: "https://media.example.com/talk.mp3",
+    language: "auto",
+    waitForCompletion: true,
+    timeoutMinutes: 60,
+    ...over,
+  };
 }
 
-const done = { id: "tr_1", status: "done", text: "hello world", language: "en", audio_duration: 61, price_usd: 0.000667, error: null, completed_at: "2026-11-22T10:00:00Z" };
+const done = {
+  id: "tr_1",
+  status: "done",
+  text: "hello world",
+  language: "en",
+  audio_duration: 61,
+  price_usd: 0.000667,
+  error: null,
+  completed_at: "2026-11-22T10:00:00Z",
+};
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -108,7 +123,9 @@ describe("Transcript create", () => {
     const clock = fakeClock();
     nock(api).post("/v1/transcripts").reply(202, { id: "tr_2", status: "queued" });
     nock(api).get("/v1/transcripts/tr_2").times(9).reply(200, { id: "tr_2", status: "processing" });
-    nock(api).get("/v1/transcripts/tr_2").reply(200, { ...done, id: "tr_2" });
+    nock(api)
+      .get("/v1/transcripts/tr_2")
+      .reply(200, { ...done, id: "tr_2" });
     const ctx = context();
     const result = await core(clock).create(ctx, urlInputs());
     expect(result.outs.status).toBe("done");
@@ -130,20 +147,30 @@ describe("Transcript create", () => {
 
   it("fails with the job's code and message when the job ends in error", async () => {
     nock(api).post("/v1/transcripts").reply(202, { id: "tr_4", status: "processing" });
-    nock(api).get("/v1/transcripts/tr_4").reply(200, { id: "tr_4", status: "error", error: "media_unreadable: no audio stream found" });
-    const error = await core().create(context(), urlInputs()).catch((e: unknown) => e);
+    nock(api)
+      .get("/v1/transcripts/tr_4")
+      .reply(200, { id: "tr_4", status: "error", error: "media_unreadable: no audio stream found" });
+    const error = await core()
+      .create(context(), urlInputs())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TranscriptFailedError);
     const failed = error as TranscriptFailedError;
     expect(failed.code).toBe("CLOUDPLATFORM_TRANSCRIPT_FAILED");
     expect(failed.jobCode).toBe("media_unreadable");
-    expect(failed.message).toContain('Transcript "talk": transcription job tr_4 failed: media_unreadable: no audio stream found');
+    expect(failed.message).toContain(
+      'Transcript "talk": transcription job tr_4 failed: media_unreadable: no audio stream found',
+    );
     // Not partial state: nothing was charged and the next `up` must start a new job.
     expect(error).not.toBeInstanceOf(PartialCreateError);
   });
 
   it("says what to do on insufficient balance", async () => {
-    nock(api).post("/v1/transcripts").reply(202, { id: "tr_5", status: "error", error: "insufficient_balance: balance 0.00 USD, price 0.02 USD" });
-    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as TranscriptFailedError;
+    nock(api)
+      .post("/v1/transcripts")
+      .reply(202, { id: "tr_5", status: "error", error: "insufficient_balance: balance 0.00 USD, price 0.02 USD" });
+    const error = (await core()
+      .create(context(), urlInputs())
+      .catch((e: unknown) => e)) as TranscriptFailedError;
     expect(error.jobCode).toBe("insufficient_balance");
     expect(error.message).toMatch(/insufficient_balance: balance 0\.00 USD/);
     expect(error.message).toMatch(/Add funds or enable auto-recharge.*then run `pulumi up` again/);
@@ -158,13 +185,21 @@ describe("Transcript create", () => {
         posts++;
         return [202, { id: "tr_6", status: "processing" }];
       });
-    nock(api).get("/v1/transcripts/tr_6").times(7).reply(200, { id: "tr_6", status: "processing", audio_duration: 3600 });
+    nock(api)
+      .get("/v1/transcripts/tr_6")
+      .times(7)
+      .reply(200, { id: "tr_6", status: "processing", audio_duration: 3600 });
     const c = core(clock);
     const error = await c.create(context(), urlInputs({ timeoutMinutes: 1 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartialCreateError);
     const partial = error as PartialCreateError;
     expect(partial.id).toBe("tr_6");
-    expect(partial.outs).toMatchObject({ transcriptId: "tr_6", status: "processing", audioDurationSeconds: 3600, priceUsd: 0.02 });
+    expect(partial.outs).toMatchObject({
+      transcriptId: "tr_6",
+      status: "processing",
+      audioDurationSeconds: 3600,
+      priceUsd: 0.02,
+    });
     expect(partial.message).toContain("CLOUDPLATFORM_TRANSCRIPT_DEADLINE");
     expect(partial.message).toContain("run `pulumi up` again");
     // The wait stopped at the deadline, not after it.
@@ -175,7 +210,9 @@ describe("Transcript create", () => {
     const news = urlInputs({ timeoutMinutes: 1 });
     expect(c.diff(context(), "tr_6", olds, news)).toMatchObject({ changes: true, replaces: [] });
     nock(api).get("/v1/transcripts/tr_6").reply(200, { id: "tr_6", status: "processing" });
-    nock(api).get("/v1/transcripts/tr_6").reply(200, { ...done, id: "tr_6", audio_duration: 3600 });
+    nock(api)
+      .get("/v1/transcripts/tr_6")
+      .reply(200, { ...done, id: "tr_6", audio_duration: 3600 });
     const outs = await c.update(context(), "tr_6", olds, news);
     expect(outs).toMatchObject({ transcriptId: "tr_6", status: "done", text: "hello world", priceUsd: 0.02 });
     expect(posts).toBe(1);
@@ -183,8 +220,13 @@ describe("Transcript create", () => {
 
   it("keeps the id as partial state when polling fails after the job was created", async () => {
     nock(api).post("/v1/transcripts").reply(202, { id: "tr_7", status: "queued" });
-    nock(api).get("/v1/transcripts/tr_7").times(2).reply(503, { error: { code: "internal", message: "boom" } });
-    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as PartialCreateError;
+    nock(api)
+      .get("/v1/transcripts/tr_7")
+      .times(2)
+      .reply(503, { error: { code: "internal", message: "boom" } });
+    const error = (await core()
+      .create(context(), urlInputs())
+      .catch((e: unknown) => e)) as PartialCreateError;
     expect(error).toBeInstanceOf(PartialCreateError);
     expect(error.id).toBe("tr_7");
     expect(error.outs).toMatchObject({ status: "queued" });
@@ -192,7 +234,9 @@ describe("Transcript create", () => {
 
   it("does not repeat the create when it may have reached the server", async () => {
     nock(api).post("/v1/transcripts").reply(502, "bad gateway");
-    const error = (await core().create(context(), urlInputs()).catch((e: unknown) => e)) as CloudPlatformError;
+    const error = (await core()
+      .create(context(), urlInputs())
+      .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
     expect(error).not.toBeInstanceOf(PartialCreateError);
   });
@@ -213,18 +257,32 @@ describe("Transcript upload", () => {
     const seen: { url: string; length: string | null; authorization: string | null }[] = [];
     // nock 15 hands a full reply function the fetch Request (its typings still say uri and body).
     const replyToPut = async (request: Request): Promise<[number, object]> => {
-      seen.push({ url: request.url, length: request.headers.get("content-length"), authorization: request.headers.get("authorization") });
+      seen.push({
+        url: request.url,
+        length: request.headers.get("content-length"),
+        authorization: request.headers.get("authorization"),
+      });
       bodies.push(await request.text());
-      return bodies.length === 1 ? [503, { error: { code: "unavailable", message: "try later" } }] : [200, { uploadKey: "upl_1", size: content.length }];
+      return bodies.length === 1
+        ? [503, { error: { code: "unavailable", message: "try later" } }]
+        : [200, { uploadKey: "upl_1", size: content.length }];
     };
     nock(uploadHost)
       .put("/v1/uploads/upl_1")
       .query(true)
       .times(2)
       .reply(replyToPut as unknown as () => [number, object]);
-    nock(api).post("/v1/transcripts", { uploadKey: "upl_1", language: "en" }).reply(200, { ...done, id: "tr_up" });
+    nock(api)
+      .post("/v1/transcripts", { uploadKey: "upl_1", language: "en" })
+      .reply(200, { ...done, id: "tr_up" });
     const ctx = context();
-    const result = await core().create(ctx, { sourcePath: file, sourceHash: "h", language: "en", waitForCompletion: true, timeoutMinutes: 60 });
+    const result = await core().create(ctx, {
+      sourcePath: file,
+      sourceHash: "h",
+      language: "en",
+      waitForCompletion: true,
+      timeoutMinutes: 60,
+    });
     expect(result.outs).toMatchObject({ transcriptId: "tr_up", status: "done", sourcePath: file });
     expect(bodies).toEqual([content, content]);
     for (const request of seen) {
@@ -246,9 +304,13 @@ describe("Transcript upload", () => {
       .put("/v1/uploads/upl_2")
       .query(true)
       .times(3)
-      .reply(503, { error: { code: "unavailable", message: `cannot store ${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` } });
+      .reply(503, {
+        error: { code: "unavailable", message: `cannot store ${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` },
+      });
     const ctx = context();
-    const error = (await core().create(ctx, { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 }).catch((e: unknown) => e)) as CloudPlatformError;
+    const error = (await core()
+      .create(ctx, { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 })
+      .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
     const everything = [error.message, String(error.stack), JSON.stringify(error), ...ctx.lines].join("\n");
     expect(everything).not.toContain(uploadToken);
@@ -257,9 +319,17 @@ describe("Transcript upload", () => {
   });
 
   it("does not retry a refusal: a 413 says the size limit", async () => {
-    nock(api).post("/v1/transcripts/upload").reply(200, { uploadKey: "upl_3", uploadUrl: `${uploadHost}/v1/uploads/upl_3?token=${uploadToken}` });
-    nock(uploadHost).put("/v1/uploads/upl_3").query(true).once().reply(413, { error: { code: "too_large", message: "over 2 GB" } });
-    const error = (await core().create(context(), { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 }).catch((e: unknown) => e)) as CloudPlatformError;
+    nock(api)
+      .post("/v1/transcripts/upload")
+      .reply(200, { uploadKey: "upl_3", uploadUrl: `${uploadHost}/v1/uploads/upl_3?token=${uploadToken}` });
+    nock(uploadHost)
+      .put("/v1/uploads/upl_3")
+      .query(true)
+      .once()
+      .reply(413, { error: { code: "too_large", message: "over 2 GB" } });
+    const error = (await core()
+      .create(context(), { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 })
+      .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
     expect(error.message).toContain("413 too_large");
     expect(error.message).toContain("up to 2 GB");
@@ -267,8 +337,18 @@ describe("Transcript upload", () => {
 });
 
 describe("Transcript diff", () => {
-  const olds: TranscriptOutputs = { ...urlInputs(), glossary: { "pull you me": "Pulumi" }, transcriptId: "tr_1", status: "done", text: "x" };
-  const news = (over: Partial<TranscriptInputs>): TranscriptInputs => ({ ...urlInputs(), glossary: { "pull you me": "Pulumi" }, ...over });
+  const olds: TranscriptOutputs = {
+    ...urlInputs(),
+    glossary: { "pull you me": "Pulumi" },
+    transcriptId: "tr_1",
+    status: "done",
+    text: "x",
+  };
+  const news = (over: Partial<TranscriptInputs>): TranscriptInputs => ({
+    ...urlInputs(),
+    glossary: { "pull you me": "Pulumi" },
+    ...over,
+  });
 
   it("shows no change for the same inputs", () => {
     expect(core().diff(context(), "tr_1", olds, news({}))).toMatchObject({ changes: false, replaces: [] });
@@ -285,7 +365,12 @@ describe("Transcript diff", () => {
   });
 
   it("replaces when the file's content hash changes, but not when only its path does", () => {
-    const fileOlds: TranscriptOutputs = { ...olds, url: undefined, sourcePath: "a.wav", sourceHash: "aaa" } as TranscriptOutputs;
+    const fileOlds: TranscriptOutputs = {
+      ...olds,
+      url: undefined,
+      sourcePath: "a.wav",
+      sourceHash: "aaa",
+    } as TranscriptOutputs;
     delete fileOlds.url;
     const fileNews = (over: Partial<TranscriptInputs>): TranscriptInputs => {
       const n = news({ sourcePath: "a.wav", sourceHash: "aaa", ...over });
@@ -302,7 +387,11 @@ describe("Transcript diff", () => {
     ["waitForCompletion", { waitForCompletion: false }],
     ["timeoutMinutes", { timeoutMinutes: 5 }],
   ] as const)("updates in place when only %s changes", (key, over) => {
-    expect(core().diff(context(), "tr_1", olds, news(over))).toMatchObject({ changes: true, replaces: [], changed: [key] });
+    expect(core().diff(context(), "tr_1", olds, news(over))).toMatchObject({
+      changes: true,
+      replaces: [],
+      changed: [key],
+    });
   });
 
   it("treats glossary key order as no change", () => {
@@ -317,28 +406,51 @@ describe("Transcript diff", () => {
 
   it("updates a webhookUrl change without calling the API", async () => {
     const outs = await core().update(context(), "tr_1", olds, news({ webhookUrl: "https://hooks.example.com/t" }));
-    expect(outs).toMatchObject({ transcriptId: "tr_1", status: "done", text: "x", webhookUrl: "https://hooks.example.com/t" });
+    expect(outs).toMatchObject({
+      transcriptId: "tr_1",
+      status: "done",
+      text: "x",
+      webhookUrl: "https://hooks.example.com/t",
+    });
   });
 });
 
 describe("Transcript read and delete", () => {
-  const stored: TranscriptOutputs = { ...urlInputs(), transcriptId: "tr_old", status: "done", text: "kept text", audioDurationSeconds: 30, priceUsd: 0.000333333333 };
+  const stored: TranscriptOutputs = {
+    ...urlInputs(),
+    transcriptId: "tr_old",
+    status: "done",
+    text: "kept text",
+    audioDurationSeconds: 30,
+    priceUsd: 0.000333333333,
+  };
 
   it("refresh brings a queued job up to date", async () => {
-    nock(api).get("/v1/transcripts/tr_q").reply(200, { ...done, id: "tr_q" });
-    const result = await core().read(context(), "tr_q", { ...stored, transcriptId: "tr_q", status: "queued", text: undefined } as unknown as TranscriptOutputs);
+    nock(api)
+      .get("/v1/transcripts/tr_q")
+      .reply(200, { ...done, id: "tr_q" });
+    const result = await core().read(context(), "tr_q", {
+      ...stored,
+      transcriptId: "tr_q",
+      status: "queued",
+      text: undefined,
+    } as unknown as TranscriptOutputs);
     expect(result.outs).toMatchObject({ status: "done", text: "hello world" });
     expect(result.inputs).toEqual(urlInputs());
   });
 
   it("keeps the stored text after the 7-day retention, and says why", async () => {
-    nock(api).get("/v1/transcripts/tr_old").reply(404, { error: { code: "not_found", message: "no transcript tr_old" } });
+    nock(api)
+      .get("/v1/transcripts/tr_old")
+      .reply(404, { error: { code: "not_found", message: "no transcript tr_old" } });
     const ctx = context();
     const result = await core().read(ctx, "tr_old", stored);
     expect(result.id).toBe("tr_old");
     expect(result.outs).toMatchObject({ text: "kept text", status: "done", priceUsd: 0.000333333333 });
     expect(result.outs?.expiredAt).toMatch(/^\d{4}-/);
-    expect(ctx.lines.find((l) => l.startsWith("warn"))).toMatch(/no longer on the platform \(results are kept 7 days\)/);
+    expect(ctx.lines.find((l) => l.startsWith("warn"))).toMatch(
+      /no longer on the platform \(results are kept 7 days\)/,
+    );
   });
 
   it("delete only forgets the transcript (the API has no delete)", async () => {
