@@ -4,7 +4,10 @@
  */
 import { S3Client } from "@aws-sdk/client-s3";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
+import { Hash } from "@smithy/hash-node";
+import { HttpRequest } from "@smithy/protocol-http";
+import { SignatureV4 } from "@smithy/signature-v4";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,5 +107,62 @@ export function s3Client(url: string, credential: { accessKeyId: string; secretA
     forcePathStyle: true,
     credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secretAccessKey },
     maxAttempts: 1,
+  });
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One plain http request (no signing), for hand-built S3 requests. */
+export function rawRequest(
+  url: string,
+  options: { method: string; headers?: Record<string, string>; body?: Buffer | string },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method, headers: options.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+export function signer(credential: { accessKeyId: string; secretAccessKey: string }): SignatureV4 {
+  return new SignatureV4({
+    credentials: { accessKeyId: credential.accessKeyId, secretAccessKey: credential.secretAccessKey },
+    region: "us-east-1",
+    service: "s3",
+    sha256: Hash.bind(null, "sha256"),
+  });
+}
+
+/** Signs a request with header auth as a SigV4 client would, and sends it. */
+export async function signedRequest(
+  base: string,
+  credential: { accessKeyId: string; secretAccessKey: string },
+  options: { method: string; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: Buffer | string; signingDate?: Date },
+): Promise<RawResponse> {
+  const url = new URL(base);
+  const request = new HttpRequest({
+    method: options.method,
+    protocol: "http:",
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: options.path,
+    query: options.query ?? {},
+    headers: { host: url.host, ...options.headers },
+  });
+  const signed = await signer(credential).sign(request, options.signingDate ? { signingDate: options.signingDate } : {});
+  const qs = new URLSearchParams(options.query ?? {}).toString().replace(/\+/g, "%20");
+  return rawRequest(`${base}${options.path}${qs ? `?${qs}` : ""}`, {
+    method: options.method,
+    headers: signed.headers,
+    ...(options.body !== undefined ? { body: options.body } : {}),
   });
 }

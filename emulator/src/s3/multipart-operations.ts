@@ -121,11 +121,11 @@ export const completeMultipartUpload: Operation = async (call) => {
   const meta = await call.uploads.withUploadLock(call.bucket, record.uploadId, async () => {
     if (!(await call.uploads.get(call.bucket, record.uploadId))) throw noSuchUpload(record.uploadId);
     const stored = new Map((await call.uploads.parts(call.bucket, record.uploadId)).map((p) => [p.partNumber, p]));
+    if (requested.some((r, i) => i > 0 && r.partNumber <= requested[i - 1]!.partNumber)) {
+      throw new S3Error(400, "InvalidPartOrder", "The list of parts was not in ascending order; sort them by part number.");
+    }
     const chosen: PartMeta[] = [];
     requested.forEach((r, i) => {
-      if (i > 0 && r.partNumber <= requested[i - 1]!.partNumber) {
-        throw new S3Error(400, "InvalidPartOrder", "The list of parts was not in ascending order; sort them by part number.");
-      }
       const part = stored.get(r.partNumber);
       if (!part || unquote(part.etag) !== r.etag) {
         throw new S3Error(400, "InvalidPart", `Part ${r.partNumber} was not uploaded or its ETag does not match; upload it again.`);
