@@ -8,6 +8,7 @@ import type { CallContext } from "../../provider/core.js";
 import { CloudPlatformError, PartialCreateError } from "../../provider/errors.js";
 import { createTranscriptCore } from "../../provider/resources/transcript.js";
 import { closePools } from "../../provider/client.js";
+import { toDynamicProvider } from "../../provider/dynamic.js";
 import { setClientOptions } from "../../provider/runtime.js";
 import { TranscriptFailedError } from "../../provider/transcription/errors.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
@@ -456,5 +457,19 @@ describe("Transcript read and delete", () => {
   it("delete only forgets the transcript (the API has no delete)", async () => {
     await core().delete(context(), "tr_old", stored);
     // nock would fail on any request: no interceptor is defined.
+  });
+});
+
+describe("Transcript through the dynamic-provider host", () => {
+  it("hands the engine a partially created resource (id, outputs, __provider) at the deadline", async () => {
+    nock(api).post("/v1/transcripts").reply(202, { id: "tr_host", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_host").times(4).reply(200, { id: "tr_host", status: "processing" });
+    const quiet = { info: () => {}, warn: () => {}, debug: () => {} };
+    const provider = toDynamicProvider(core(), quiet);
+    const inputs = { ...urlInputs({ timeoutMinutes: 0.25 }), __provider: "serialized-shim", __name: "talk" };
+    const error = (await provider.create(inputs).catch((e: unknown) => e)) as { id: string; properties: Record<string, unknown>; reasons: string[]; message: string };
+    expect(error.id).toBe("tr_host");
+    expect(error.properties).toMatchObject({ transcriptId: "tr_host", status: "processing", __provider: "serialized-shim", __name: "talk" });
+    expect(error.message).toMatch(/^Transcript "talk": transcription job tr_host is still processing after the deadline/);
   });
 });
