@@ -63,7 +63,8 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
   const num = (name: string, raw: string | undefined, check: (n: number) => boolean): number | undefined => {
     if (raw === undefined) return undefined;
     const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${name}: "${raw}" is not a valid value`);
+    if (raw.trim() === "" || !Number.isFinite(n) || !check(n))
+      throw new UsageError(`--${name}: "${raw}" is not a valid value`);
     return n;
   };
   const isPort = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 65535;
@@ -98,7 +99,10 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
 function withoutUndefined<T extends object>(value: T): T {
   const entries = Object.entries(value)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => [k, typeof v === "object" && v !== null && !Array.isArray(v) && k === "faults" ? withoutUndefined(v) : v]);
+    .map(([k, v]) => [
+      k,
+      typeof v === "object" && v !== null && !Array.isArray(v) && k === "faults" ? withoutUndefined(v) : v,
+    ]);
   return Object.fromEntries(entries) as T;
 }
 

@@ -29,7 +29,10 @@ export const NO_FAULTS: FaultConfig = faultConfigSchema.parse({});
 /** Parses the CLI form `503=0.1,429=0.05`. */
 export function parseStatusRates(text: string): Record<string, number> {
   const rates: Record<string, number> = {};
-  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "")) {
     const match = /^(\d{3})=(\d*\.?\d+)$/.exec(part);
     if (match === null) throw new Error(`--fault-rate: "${part}" is not <status>=<rate>, e.g. 503=0.1`);
     rates[match[1]!] = Number(match[2]);

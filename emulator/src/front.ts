@@ -50,8 +50,13 @@ export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessag
         if (await injectFault(deps, req, res, url)) return;
         await serve(req, res, url);
       } catch (err) {
-        deps.logger.error("request failed", { method, route: ctx.route ?? url.pathname, error: (err as Error).message });
-        if (!res.headersSent) writeError(res, deps.errorFormat, 500, "the emulator failed to serve this request; see its log", {});
+        deps.logger.error("request failed", {
+          method,
+          route: ctx.route ?? url.pathname,
+          error: (err as Error).message,
+        });
+        if (!res.headersSent)
+          writeError(res, deps.errorFormat, 500, "the emulator failed to serve this request; see its log", {});
         else res.destroy();
       }
     });
@@ -85,14 +90,26 @@ async function injectFault(deps: FrontDeps, req: IncomingMessage, res: ServerRes
   if (decision.status === 429 || decision.status === 503) {
     headers["retry-after"] = String(deps.faults.current.retryAfterSeconds);
   }
-  writeError(res, deps.errorFormat, decision.status, "fault injected by the emulator (see PUT /_emulator/faults)", headers);
+  writeError(
+    res,
+    deps.errorFormat,
+    decision.status,
+    "fault injected by the emulator (see PUT /_emulator/faults)",
+    headers,
+  );
   return true;
 }
 
 const JSON_CODES: Record<number, string> = { 429: "rate_limited", 500: "internal", 503: "unavailable" };
 const S3_CODES: Record<number, string> = { 429: "SlowDown", 500: "InternalError", 503: "ServiceUnavailable" };
 
-function writeError(res: ServerResponse, format: "json" | "s3-xml", status: number, message: string, headers: Record<string, string>): void {
+function writeError(
+  res: ServerResponse,
+  format: "json" | "s3-xml",
+  status: number,
+  message: string,
+  headers: Record<string, string>,
+): void {
   if (format === "json") {
     const code = JSON_CODES[status] ?? (status >= 500 ? "unavailable" : "injected_fault");
     sendJson(res, status, { error: { code, message } }, headers);
@@ -100,6 +117,10 @@ function writeError(res: ServerResponse, format: "json" | "s3-xml", status: numb
   }
   const code = S3_CODES[status] ?? (status >= 500 ? "ServiceUnavailable" : "InvalidRequest");
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
-  res.writeHead(status, { "content-type": "application/xml", "content-length": String(Buffer.byteLength(body)), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/xml",
+    "content-length": String(Buffer.byteLength(body)),
+    ...headers,
+  });
   res.end(body);
 }

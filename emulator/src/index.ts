@@ -89,7 +89,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let baseUrl = "";
   // The transcription area's synchronous `authenticate` reads the verdict computed (async, JWT) here.
   const verdicts = new WeakMap<IncomingMessage, boolean>();
-  const s3: S3Plane = createS3Plane({ dataDir: objectsDir, credentials: credentialDirectory(state), logger, counter: stats });
+  const s3: S3Plane = createS3Plane({
+    dataDir: objectsDir,
+    credentials: credentialDirectory(state),
+    logger,
+    counter: stats,
+  });
   const transcription: TranscriptionService = createTranscriptionService({
     dataDir: transcriptionDir,
     persistent,
@@ -114,7 +119,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         errorFormat: "json",
         exempt: {
           test: (path) => path === "/_emulator" || path.startsWith("/_emulator/"),
-          serve: (req, res, url) => handleInspection({ state, stats, faults, objects: s3.objects, transcription }, req, res, url),
+          serve: (req, res, url) =>
+            handleInspection({ state, stats, faults, objects: s3.objects, transcription }, req, res, url),
         },
       },
       async (req, res, url) => {
@@ -127,7 +133,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       },
     ),
   );
-  const s3Server = createServer(createFront({ faults, stats, logger, errorFormat: "s3-xml" }, (req, res) => s3.handle(req, res)));
+  const s3Server = createServer(
+    createFront({ faults, stats, logger, errorFormat: "s3-xml" }, (req, res) => s3.handle(req, res)),
+  );
 
   const closeAreas = async (): Promise<void> => {
     await transcription.close();

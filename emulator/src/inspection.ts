@@ -29,7 +29,12 @@ const balanceBody = z.strictObject({ balance_usd: z.number().min(0).max(1_000_00
  * Emulator-only endpoints under /_emulator/ (docs/api-contract.md §9): no authentication,
  * which is why only loopback peers are served.
  */
-export async function handleInspection(deps: InspectionDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleInspection(
+  deps: InspectionDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   try {
     if (!isLoopbackAddress(req.socket.remoteAddress)) {
       throw new ApiError(403, "forbidden", "the /_emulator/ endpoints answer only loopback clients");

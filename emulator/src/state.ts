@@ -166,7 +166,10 @@ export class StateStore {
     this.credentials.set(credential.access_key_id, credential);
     this.persist();
   }
-  updateCredential(accessKeyId: string, patch: Partial<Pick<CredentialRecord, "active" | "secret_access_key">>): CredentialRecord {
+  updateCredential(
+    accessKeyId: string,
+    patch: Partial<Pick<CredentialRecord, "active" | "secret_access_key">>,
+  ): CredentialRecord {
     const current = this.credentials.get(accessKeyId);
     if (current === undefined) throw new StateError(`credential ${accessKeyId} vanished during an update`);
     const next = { ...current, ...patch };

@@ -45,7 +45,10 @@ async function launch(args: string[]): Promise<Launched> {
 const dirs: string[] = [];
 beforeAll(() => {
   // The launcher runs the compiled dist/; build it as `npm run build` does.
-  execFileSync(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b", "emulator/tsconfig.json"], { cwd: repo, stdio: "pipe" });
+  execFileSync(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b", "emulator/tsconfig.json"], {
+    cwd: repo,
+    stdio: "pipe",
+  });
 }, 120_000);
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -156,10 +159,14 @@ describe("parseCliOptions", () => {
     expect(parsed.options.faults).toEqual({});
   });
 
-  it.each([["--port", "70000"], ["--port", "abc"], ["--drop-rate", "2"], ["--fault-rate", "503"], ["--balance-usd", "-1"], ["--bogus"]])(
-    "refuses %s %s",
-    (...args) => {
-      expect(() => parseCliOptions(args.filter((a) => a !== undefined))).toThrow(UsageError);
-    },
-  );
+  it.each([
+    ["--port", "70000"],
+    ["--port", "abc"],
+    ["--drop-rate", "2"],
+    ["--fault-rate", "503"],
+    ["--balance-usd", "-1"],
+    ["--bogus"],
+  ])("refuses %s %s", (...args) => {
+    expect(() => parseCliOptions(args.filter((a) => a !== undefined))).toThrow(UsageError);
+  });
 });

@@ -2,11 +2,18 @@ import { createLogger, silentLogger, startEmulator, type EmulatorOptions, type R
 
 /** Emulator options for tests: quiet unless EMULATOR_LOG=1, loopback audio allowed. */
 export function testOptions(options: EmulatorOptions = {}): EmulatorOptions {
-  return { logger: process.env["EMULATOR_LOG"] === "1" ? createLogger() : silentLogger, allowLoopbackUrls: true, ...options };
+  return {
+    logger: process.env["EMULATOR_LOG"] === "1" ? createLogger() : silentLogger,
+    allowLoopbackUrls: true,
+    ...options,
+  };
 }
 
 /** Runs `fn` against a fresh emulator on free loopback ports and always closes it. */
-export async function withEmulator<T>(fn: (emulator: RunningEmulator) => Promise<T>, options: EmulatorOptions = {}): Promise<T> {
+export async function withEmulator<T>(
+  fn: (emulator: RunningEmulator) => Promise<T>,
+  options: EmulatorOptions = {},
+): Promise<T> {
   const emulator = await startEmulator(testOptions(options));
   try {
     return await fn(emulator);
@@ -32,7 +39,12 @@ export interface RequestOptions {
 }
 
 /** One JSON request to the emulator's management/transcription/inspection server. */
-export async function call(emulator: RunningEmulator, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function call(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   const auth = options.auth === undefined ? emulator.apiKey : options.auth;
   if (auth !== null) headers["authorization"] = auth;

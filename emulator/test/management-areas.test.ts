@@ -30,12 +30,26 @@ describe("credential directory (§7)", () => {
     const directory = credentialDirectory(state);
     const now = new Date().toISOString();
     state.addBucket({ id: "bkt_a", name: "dir-bucket", storage_class: "Standard", created_at: now });
-    state.addCredential({ access_key_id: "CPAKAAAAAAAAAAAAAAAA", secret_access_key: "s1", active: true, bucket_id: "bkt_a", created_at: now });
+    state.addCredential({
+      access_key_id: "CPAKAAAAAAAAAAAAAAAA",
+      secret_access_key: "s1",
+      active: true,
+      bucket_id: "bkt_a",
+      created_at: now,
+    });
     expect(directory.bucketExists("dir-bucket")).toBe(true);
     expect(directory.bucketExists("other")).toBe(false);
-    expect(directory.lookup("CPAKAAAAAAAAAAAAAAAA")).toEqual({ secretAccessKey: "s1", bucketName: "dir-bucket", active: true });
+    expect(directory.lookup("CPAKAAAAAAAAAAAAAAAA")).toEqual({
+      secretAccessKey: "s1",
+      bucketName: "dir-bucket",
+      active: true,
+    });
     state.updateCredential("CPAKAAAAAAAAAAAAAAAA", { active: false, secret_access_key: "s2" });
-    expect(directory.lookup("CPAKAAAAAAAAAAAAAAAA")).toEqual({ secretAccessKey: "s2", bucketName: "dir-bucket", active: false });
+    expect(directory.lookup("CPAKAAAAAAAAAAAAAAAA")).toEqual({
+      secretAccessKey: "s2",
+      bucketName: "dir-bucket",
+      active: false,
+    });
     expect(directory.lookup("CPAKUNKNOWN")).toBeUndefined();
     state.deleteBucket("bkt_a");
     expect(directory.lookup("CPAKAAAAAAAAAAAAAAAA")).toBeUndefined();
@@ -71,7 +85,9 @@ describe("transcription endpoints share the management authentication (§2, §8)
     const none = await call(emu, "GET", "/v1/transcripts/tr_unknown", { auth: null });
     expect(none.status).toBe(401);
     expect((await call(emu, "GET", "/v1/transcripts/tr_unknown", { auth: "cp-wrong" })).status).toBe(401);
-    expect((await call(emu, "GET", "/v1/transcripts/tr_unknown", { auth: `Bearer ${await emu.issueToken(-5)}` })).status).toBe(401);
+    expect(
+      (await call(emu, "GET", "/v1/transcripts/tr_unknown", { auth: `Bearer ${await emu.issueToken(-5)}` })).status,
+    ).toBe(401);
     expect((await call(emu, "GET", "/v1/transcripts/tr_unknown")).status).toBe(404);
     expect((await call(emu, "GET", "/v1/transcripts/tr_unknown", { auth: `Bearer ${emu.token}` })).status).toBe(404);
   });

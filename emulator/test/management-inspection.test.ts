@@ -9,12 +9,21 @@ describe("isLoopbackAddress (guards /_emulator/)", () => {
   it.each(["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"])("accepts %s", (address) => {
     expect(isLoopbackAddress(address)).toBe(true);
   });
-  it.each([undefined, "", "garbage", "10.0.0.1", "192.168.1.1", "169.254.169.254", "0.0.0.0", "::", "::ffff:10.0.0.1", "fe80::1", "8.8.8.8"])(
-    "refuses %s",
-    (address) => {
-      expect(isLoopbackAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    undefined,
+    "",
+    "garbage",
+    "10.0.0.1",
+    "192.168.1.1",
+    "169.254.169.254",
+    "0.0.0.0",
+    "::",
+    "::ffff:10.0.0.1",
+    "fe80::1",
+    "8.8.8.8",
+  ])("refuses %s", (address) => {
+    expect(isLoopbackAddress(address)).toBe(false);
+  });
 });
 
 describe("inspection endpoints", () => {
@@ -80,7 +89,10 @@ describe("inspection endpoints", () => {
 describe("fault injection", () => {
   it("injects statuses with Retry-After, per route filter, on both ports, and clears with {}", async () => {
     await withEmulator(async (emu) => {
-      const set = await call(emu, "PUT", "/_emulator/faults", { auth: null, body: { statusRates: { "503": 1 }, retryAfterSeconds: 0 } });
+      const set = await call(emu, "PUT", "/_emulator/faults", {
+        auth: null,
+        body: { statusRates: { "503": 1 }, retryAfterSeconds: 0 },
+      });
       expect(set.status).toBe(200);
       const refused = await call(emu, "GET", "/dns/zones");
       expect(refused.status).toBe(503);
@@ -92,7 +104,10 @@ describe("fault injection", () => {
       expect(s3.headers.get("content-type")).toBe("application/xml");
       expect(await s3.text()).toContain("<Code>ServiceUnavailable</Code>");
 
-      await call(emu, "PUT", "/_emulator/faults", { auth: null, body: { statusRates: { "429": 1 }, routes: "/dns/zones" } });
+      await call(emu, "PUT", "/_emulator/faults", {
+        auth: null,
+        body: { statusRates: { "429": 1 }, routes: "/dns/zones" },
+      });
       const limited = await call(emu, "GET", "/dns/zones");
       expect(limited.status).toBe(429);
       expect(limited.headers.get("retry-after")).toBe("1");
@@ -122,7 +137,12 @@ describe("fault injection", () => {
 
   it("refuses invalid fault settings", async () => {
     await withEmulator(async (emu) => {
-      for (const body of [{ statusRates: { "503": 0.7, "429": 0.5 } }, { statusRates: { "200": 0.1 } }, { dropRate: 2 }, { latency: 5 }]) {
+      for (const body of [
+        { statusRates: { "503": 0.7, "429": 0.5 } },
+        { statusRates: { "200": 0.1 } },
+        { dropRate: 2 },
+        { latency: 5 },
+      ]) {
         const res = await call(emu, "PUT", "/_emulator/faults", { auth: null, body });
         expect(res.status, JSON.stringify(body)).toBe(400);
       }
@@ -154,10 +174,13 @@ describe("request log", () => {
         await call(emu, "GET", "/dns/zones", { auth: "cp-wrong-key" });
         const requestLines = lines.filter((l) => l.includes(" request "));
         expect(requestLines).toHaveLength(4);
-        expect(requestLines[1]).toMatch(/"method":"GET","route":"GET \/object-storage\/buckets\/\{bucketId\}","status":200,"ms":\d+/);
+        expect(requestLines[1]).toMatch(
+          /"method":"GET","route":"GET \/object-storage\/buckets\/\{bucketId\}","status":200,"ms":\d+/,
+        );
         expect(requestLines[3]).toContain('"status":401');
         const all = lines.join("\n");
-        for (const secret of [emu.apiKey, emu.token, "sekrit-query-token", "cp-wrong-key"]) expect(all).not.toContain(secret);
+        for (const secret of [emu.apiKey, emu.token, "sekrit-query-token", "cp-wrong-key"])
+          expect(all).not.toContain(secret);
       },
       { logger: createLogger((line) => lines.push(line)) },
     );

@@ -38,7 +38,9 @@ describe("persistence", () => {
       expect((await call(second, "GET", `/object-storage/buckets/${bucket.id}/credentials`)).body).toEqual([
         { access_key_id: cred.access_key_id, active: false, bucket_id: bucket.id, created_at: cred.created_at },
       ]);
-      const dup = await call(second, "POST", "/object-storage/buckets", { body: { name: bucket.name, storage_class: "Standard" } });
+      const dup = await call(second, "POST", "/object-storage/buckets", {
+        body: { name: bucket.name, storage_class: "Standard" },
+      });
       expect(dup.status).toBe(409);
     } finally {
       await second.close();

@@ -108,15 +108,21 @@ describe("DNS zones (§4)", () => {
     expect(dup.body.error.code).toBe("name_taken");
   });
 
-  it.each([["localhost"], ["-bad.com"], ["bad-.com"], ["a..com"], ["exa mple.com"], ["bücher.de"], ["example.123"], [`${"a".repeat(64)}.com`]])(
-    "refuses the zone name %s with 400",
-    async (name) => {
-      const res = await call(emu, "POST", "/dns/zones", { body: { name } });
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe("validation_error");
-      expect(res.body.error.message).toContain("name");
-    },
-  );
+  it.each([
+    ["localhost"],
+    ["-bad.com"],
+    ["bad-.com"],
+    ["a..com"],
+    ["exa mple.com"],
+    ["bücher.de"],
+    ["example.123"],
+    [`${"a".repeat(64)}.com`],
+  ])("refuses the zone name %s with 400", async (name) => {
+    const res = await call(emu, "POST", "/dns/zones", { body: { name } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("validation_error");
+    expect(res.body.error.message).toContain("name");
+  });
 
   it("refuses bodies that are missing, not JSON or carry unknown fields", async () => {
     for (const body of [undefined, "{not json", { name: "a.com", extra: 1 }, { name: 5 }, []]) {
@@ -124,14 +130,19 @@ describe("DNS zones (§4)", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe("validation_error");
     }
-    const wrongType = await call(emu, "POST", "/dns/zones", { body: "name=a.com", headers: { "content-type": "text/plain" } });
+    const wrongType = await call(emu, "POST", "/dns/zones", {
+      body: "name=a.com",
+      headers: { "content-type": "text/plain" },
+    });
     expect(wrongType.status).toBe(400);
   });
 });
 
 describe("buckets (§5)", () => {
   it("creates, lists, filters, reads and deletes a bucket", async () => {
-    const created = await call(emu, "POST", "/object-storage/buckets", { body: { name: "media-01", storage_class: "Archive" } });
+    const created = await call(emu, "POST", "/object-storage/buckets", {
+      body: { name: "media-01", storage_class: "Archive" },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: "media-01", storage_class: "Archive" });
     expect(created.body.id).toMatch(/^bkt_/);
@@ -149,14 +160,18 @@ describe("buckets (§5)", () => {
   it("defaults the storage class to Standard and refuses unknown classes", async () => {
     const res = await call(emu, "POST", "/object-storage/buckets", { body: { name: "default-class" } });
     expect(res.body.storage_class).toBe("Standard");
-    const bad = await call(emu, "POST", "/object-storage/buckets", { body: { name: "bad-class", storage_class: "Glacier" } });
+    const bad = await call(emu, "POST", "/object-storage/buckets", {
+      body: { name: "bad-class", storage_class: "Glacier" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain("storage_class");
   });
 
   it("refuses a taken name with 409 name_taken", async () => {
     const first = await createBucket(emu, "taken");
-    const dup = await call(emu, "POST", "/object-storage/buckets", { body: { name: first.name, storage_class: "Standard" } });
+    const dup = await call(emu, "POST", "/object-storage/buckets", {
+      body: { name: first.name, storage_class: "Standard" },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe("name_taken");
   });
@@ -192,7 +207,9 @@ describe("buckets (§5)", () => {
     await call(emu, "POST", `/object-storage/buckets/${bucket.id}/credentials`);
     expect((await call(emu, "DELETE", `/object-storage/buckets/${bucket.id}`)).status).toBe(204);
     // Recreating the name gives a bucket with no credentials.
-    const again = await call(emu, "POST", "/object-storage/buckets", { body: { name: bucket.name, storage_class: "Standard" } });
+    const again = await call(emu, "POST", "/object-storage/buckets", {
+      body: { name: bucket.name, storage_class: "Standard" },
+    });
     expect(again.status).toBe(201);
     expect((await call(emu, "GET", `/object-storage/buckets/${again.body.id}/credentials`)).body).toEqual([]);
   });
@@ -200,7 +217,9 @@ describe("buckets (§5)", () => {
   it("concurrent clients creating the same names get exactly one 201 per name", async () => {
     const names = Array.from({ length: 5 }, (_, i) => `race-${i}-${Date.now().toString(36)}`);
     const attempts = names.flatMap((name) =>
-      Array.from({ length: 8 }, () => call(emu, "POST", "/object-storage/buckets", { body: { name, storage_class: "Standard" } })),
+      Array.from({ length: 8 }, () =>
+        call(emu, "POST", "/object-storage/buckets", { body: { name, storage_class: "Standard" } }),
+      ),
     );
     const results = await Promise.all(attempts);
     expect(results.filter((r) => r.status === 201)).toHaveLength(names.length);
@@ -221,7 +240,12 @@ describe("credentials (§6)", () => {
     const list = await call(emu, "GET", `/object-storage/buckets/${bucket.id}/credentials`);
     expect(list.status).toBe(200);
     expect(list.body).toEqual([
-      { access_key_id: created.body.access_key_id, active: true, bucket_id: bucket.id, created_at: created.body.created_at },
+      {
+        access_key_id: created.body.access_key_id,
+        active: true,
+        bucket_id: bucket.id,
+        created_at: created.body.created_at,
+      },
     ]);
     expect(JSON.stringify(list.body)).not.toContain(created.body.secret_access_key);
   });
@@ -230,7 +254,12 @@ describe("credentials (§6)", () => {
     const bucket = await createBucket(emu);
     const { body: cred } = await call(emu, "POST", `/object-storage/buckets/${bucket.id}/credentials`);
     const base = `/object-storage/buckets/${bucket.id}/credentials/${cred.access_key_id}`;
-    for (const [action, active] of [["deactivate", false], ["deactivate", false], ["activate", true], ["activate", true]] as const) {
+    for (const [action, active] of [
+      ["deactivate", false],
+      ["deactivate", false],
+      ["activate", true],
+      ["activate", true],
+    ] as const) {
       const res = await call(emu, "POST", `${base}/${action}`);
       expect(res.status).toBe(200);
       expect(res.body.active).toBe(active);

@@ -7,7 +7,11 @@ import { readJsonBody } from "../http-io.js";
  * Reads and validates a JSON body with a strict schema (unknown fields refused). `emptyAs`
  * is what an empty body stands for; without it a body is required.
  */
-export async function parseBody<S extends z.ZodType>(req: IncomingMessage, schema: S, emptyAs?: unknown): Promise<z.infer<S>> {
+export async function parseBody<S extends z.ZodType>(
+  req: IncomingMessage,
+  schema: S,
+  emptyAs?: unknown,
+): Promise<z.infer<S>> {
   const raw = await readJsonBody(req);
   if (raw === undefined && emptyAs === undefined) throw validationError("a JSON object body is required");
   const result = schema.safeParse(raw ?? emptyAs);

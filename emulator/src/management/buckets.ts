@@ -9,9 +9,7 @@ import type { Route } from "./router.js";
 
 const createBucketBody = z.strictObject({
   name: z.string(),
-  storage_class: z
-    .enum(STORAGE_CLASSES, { error: `must be one of ${STORAGE_CLASSES.join(", ")}` })
-    .default("Standard"),
+  storage_class: z.enum(STORAGE_CLASSES, { error: `must be one of ${STORAGE_CLASSES.join(", ")}` }).default("Standard"),
 });
 
 /** Buckets (docs/api-contract.md §5). */
@@ -40,7 +38,11 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
           created_at: new Date().toISOString(),
         };
         if (!state.addBucket(bucket)) {
-          throw new ApiError(409, "name_taken", `the bucket name ${body.name} is taken; bucket names are unique on the platform, choose another`);
+          throw new ApiError(
+            409,
+            "name_taken",
+            `the bucket name ${body.name} is taken; bucket names are unique on the platform, choose another`,
+          );
         }
         return { status: 201, body: bucket };
       },

@@ -67,7 +67,10 @@ export function credentialRoutes(state: StateStore): Route[] {
       async handle(ctx) {
         await parseBody(ctx.req, noBody, {});
         const cred = credentialOf(ctx);
-        return { status: 200, body: state.updateCredential(cred.access_key_id, { secret_access_key: newSecretAccessKey() }) };
+        return {
+          status: 200,
+          body: state.updateCredential(cred.access_key_id, { secret_access_key: newSecretAccessKey() }),
+        };
       },
     },
     {

@@ -49,9 +49,14 @@ export class ManagementApi {
         );
       }
       if (match.kind === "wrong_method") {
-        throw new ApiError(405, "method_not_allowed", `${method} is not allowed here; use ${match.allowed.join(" or ")}`, {
-          allow: match.allowed.join(", "),
-        });
+        throw new ApiError(
+          405,
+          "method_not_allowed",
+          `${method} is not allowed here; use ${match.allowed.join(" or ")}`,
+          {
+            allow: match.allowed.join(", "),
+          },
+        );
       }
       if (match.kind === "none") throw new ApiError(404, "not_found", `no endpoint ${method} ${url.pathname}`);
       const reply = await match.route.handle({ req, params: match.params, query: url.searchParams });

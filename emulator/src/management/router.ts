@@ -44,7 +44,10 @@ export class Router {
 function splitPath(pathname: string): string[] | undefined {
   const trimmed = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
   try {
-    return trimmed.split("/").slice(1).map((s) => decodeURIComponent(s));
+    return trimmed
+      .split("/")
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return undefined;
   }
