@@ -51,6 +51,12 @@ describe("authentication (§2)", () => {
     expect(known.body.error.code).toBe("not_found");
   });
 
+  it("refuses a body over 1 MB with 413 too_large", async () => {
+    const res = await call(emu, "POST", "/dns/zones", { body: { name: "x".repeat(1_100_000) } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("too_large");
+  });
+
   it("answers 405 for a known path with another method", async () => {
     const res = await call(emu, "DELETE", "/object-storage/buckets");
     expect(res.status).toBe(405);
@@ -226,6 +232,25 @@ describe("buckets (§5)", () => {
     expect(results.filter((r) => r.status === 409)).toHaveLength(names.length * 7);
     const listed = (await call(emu, "GET", "/object-storage/buckets")).body as { name: string }[];
     for (const name of names) expect(listed.filter((b) => b.name === name)).toHaveLength(1);
+  });
+});
+
+describe("concurrent clients", () => {
+  it("create zones and credentials in parallel without duplicates", async () => {
+    const zoneName = `par-${Date.now().toString(36)}.example`;
+    const zones = await Promise.all(
+      Array.from({ length: 10 }, () => call(emu, "POST", "/dns/zones", { body: { name: zoneName } })),
+    );
+    expect(zones.map((r) => r.status).sort()).toEqual([201, ...Array<number>(9).fill(409)]);
+
+    const bucket = await createBucket(emu);
+    const creds = await Promise.all(
+      Array.from({ length: 20 }, () => call(emu, "POST", `/object-storage/buckets/${bucket.id}/credentials`)),
+    );
+    expect(creds.every((r) => r.status === 201)).toBe(true);
+    const ids = new Set(creds.map((r) => r.body.access_key_id as string));
+    expect(ids.size).toBe(20);
+    expect((await call(emu, "GET", `/object-storage/buckets/${bucket.id}/credentials`)).body).toHaveLength(20);
   });
 });
 
