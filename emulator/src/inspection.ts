@@ -15,6 +15,16 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return ipaddr.process(address).range() === "loopback";
 }
 
+/**
+ * True when the Host header names localhost or an IP literal. A web page that rebinds its own DNS
+ * name to 127.0.0.1 sends that name as Host, so this keeps browsers from resetting the emulator.
+ */
+export function isLocalHostHeader(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d+$/, "");
+  return name === "localhost" || ipaddr.isValid(name);
+}
+
 export interface InspectionDeps {
   readonly state: StateStore;
   readonly stats: Stats;
@@ -36,7 +46,7 @@ export async function handleInspection(
   url: URL,
 ): Promise<void> {
   try {
-    if (!isLoopbackAddress(req.socket.remoteAddress)) {
+    if (!isLoopbackAddress(req.socket.remoteAddress) || !isLocalHostHeader(req.headers.host)) {
       throw new ApiError(403, "forbidden", "the /_emulator/ endpoints answer only loopback clients");
     }
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/$/, "")}`;

@@ -1,5 +1,7 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FaultInjector, faultConfigSchema, parseStatusRates } from "../src/faults.js";
+import { isLocalHostHeader } from "../src/inspection.js";
 import { createLogger, isLoopbackAddress, startEmulator, type RunningEmulator } from "../src/index.js";
 import { call, createBucket, testOptions, withEmulator } from "./helpers.js";
 
@@ -23,6 +25,15 @@ describe("isLoopbackAddress (guards /_emulator/)", () => {
     "8.8.8.8",
   ])("refuses %s", (address) => {
     expect(isLoopbackAddress(address)).toBe(false);
+  });
+});
+
+describe("isLocalHostHeader (guards /_emulator/ against DNS rebinding)", () => {
+  it.each(["127.0.0.1:8080", "localhost:1", "localhost", "[::1]:9000", "10.1.2.3"])("accepts %s", (host) => {
+    expect(isLocalHostHeader(host)).toBe(true);
+  });
+  it.each([undefined, "", "evil.example:8080", "evil.example", "localhost.evil.example"])("refuses %s", (host) => {
+    expect(isLocalHostHeader(host)).toBe(false);
   });
 });
 
@@ -79,6 +90,18 @@ describe("inspection endpoints", () => {
     expect((await call(emu, "GET", "/_emulator/stats", { auth: null })).body.requests).toEqual({});
     expect((await call(emu, "GET", "/dns/zones")).status).toBe(200);
     expect((await call(emu, "GET", "/dns/zones", { auth: `Bearer ${emu.token}` })).status).toBe(200);
+  });
+
+  it("answers 403 forbidden to a request naming another host", async () => {
+    const status = await new Promise<number | undefined>((done, fail) => {
+      const req = request(`${emu.baseUrl}/_emulator/state`, { headers: { host: "rebound.example" } }, (res) => {
+        res.resume();
+        done(res.statusCode);
+      });
+      req.on("error", fail);
+      req.end();
+    });
+    expect(status).toBe(403);
   });
 
   it("answers 404 for an unknown emulator endpoint", async () => {
