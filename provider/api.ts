@@ -72,7 +72,8 @@ export async function findBucketByName(client: ApiClient, name: string): Promise
 }
 
 export async function getBucket(client: ApiClient, id: string): Promise<Bucket> {
-  return (await client.request({ method: "GET", path: pathOf`/object-storage/buckets/${id}`, schema: bucketSchema })).data;
+  return (await client.request({ method: "GET", path: pathOf`/object-storage/buckets/${id}`, schema: bucketSchema }))
+    .data;
 }
 
 export async function createBucket(client: ApiClient, name: string, storageClass: string): Promise<Bucket> {

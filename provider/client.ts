@@ -23,7 +23,14 @@ import {
   UnexpectedResponseError,
 } from "./errors.js";
 import { safeText } from "./redact.js";
-import { backoffDelay, defaultRetryPolicy, notProcessedStatuses, parseRetryAfter, retryableStatuses, type RetryPolicy } from "./retry.js";
+import {
+  backoffDelay,
+  defaultRetryPolicy,
+  notProcessedStatuses,
+  parseRetryAfter,
+  retryableStatuses,
+  type RetryPolicy,
+} from "./retry.js";
 import type { Settings } from "./config.js";
 import { receivedKeys } from "./shapes.js";
 

@@ -19,7 +19,8 @@ const envNames: Record<SettingName, string> = {
   token: "CLOUDPLATFORM_TOKEN",
 };
 
-export type Auth = { readonly kind: "apiKey"; readonly value: string } | { readonly kind: "token"; readonly value: string };
+export type Auth =
+  { readonly kind: "apiKey"; readonly value: string } | { readonly kind: "token"; readonly value: string };
 
 export interface Settings {
   readonly baseUrl: string;

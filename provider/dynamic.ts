@@ -1,6 +1,6 @@
 /**
  * The dynamic-provider host adapter: serves a `ResourceCore` as a `pulumi.dynamic.ResourceProvider`.
- * It removes the host's own properties (`__provider`, and `__name`, the logical name the SDK
+ * It removes the host's own properties (`__provider`, and `__logicalName`, the logical name the SDK
  * classes pass so that messages and bucket auto-naming know it), turns outputs into plain JSON,
  * prefixes errors with `<Type> "<name>"`, and maps `PartialCreateError` to the engine's
  * partially-created state (`{ id, properties, reasons }`, with `__provider` kept).
@@ -14,7 +14,7 @@ import { CloudPlatformError, PartialCreateError } from "./errors.js";
 import { redact } from "./redact.js";
 
 /** Input carrying the resource's logical name (set by the SDK classes). */
-export const nameKey = "__name";
+export const nameKey = "__logicalName";
 const providerKey = "__provider";
 const settingNames: readonly SettingName[] = ["baseUrl", "s3Url", "apiUrl", "apiKey", "token"];
 
@@ -86,7 +86,10 @@ function partial(err: PartialCreateError, type: string, name: string, provider: 
   return new EnginePartialError(err.message, err.id, properties, err.reasons);
 }
 
-export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, logger: Logger = hostLogger): dynamic.ResourceProvider {
+export function toDynamicProvider<I, O>(
+  core: ResourceCore<I, O>,
+  logger: Logger = hostLogger,
+): dynamic.ResourceProvider {
   const type = core.type;
   return {
     configure,
@@ -124,7 +127,10 @@ export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, logger: Logger
         const result = await core.create(context(n.name, false, logger), n.rest as I);
         return { id: result.id, outs: { ...plain(result.outs), [nameKey]: n.name } };
       } catch (err) {
-        if (err instanceof PartialCreateError || (CloudPlatformError.isInstance(err) && err.code === "CLOUDPLATFORM_PARTIAL")) {
+        if (
+          err instanceof PartialCreateError ||
+          (CloudPlatformError.isInstance(err) && err.code === "CLOUDPLATFORM_PARTIAL")
+        ) {
           throw partial(err as PartialCreateError, type, n.name, n.provider);
         }
         throw annotate(err, type, n.name);
@@ -153,7 +159,10 @@ export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, logger: Logger
         const outs = await core.update(context(name, false, logger), id, split(olds).rest as O, n.rest as I);
         return { outs: { ...plain(outs), [nameKey]: name } };
       } catch (err) {
-        if (err instanceof PartialCreateError || (CloudPlatformError.isInstance(err) && err.code === "CLOUDPLATFORM_PARTIAL")) {
+        if (
+          err instanceof PartialCreateError ||
+          (CloudPlatformError.isInstance(err) && err.code === "CLOUDPLATFORM_PARTIAL")
+        ) {
           throw partial(err as PartialCreateError, type, name, n.provider);
         }
         throw annotate(err, type, name);

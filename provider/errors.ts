@@ -128,9 +128,13 @@ export class PartialCreateError extends CloudPlatformError {
   readonly reasons: readonly string[];
   constructor(id: string, outs: object, cause: unknown, reasons?: readonly string[]) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super("CLOUDPLATFORM_PARTIAL", `${why} The object exists (id ${id}) and is kept in the state; run \`pulumi up\` again to finish.`, {
-      cause,
-    });
+    super(
+      "CLOUDPLATFORM_PARTIAL",
+      `${why} The object exists (id ${id}) and is kept in the state; run \`pulumi up\` again to finish.`,
+      {
+        cause,
+      },
+    );
     this.id = id;
     this.outs = outs;
     this.reasons = reasons ?? [why];

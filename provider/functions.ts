@@ -46,7 +46,13 @@ function opt<K extends string>(key: K, value: string | undefined): Partial<Recor
 /** All DNS zones of the project. */
 export async function getDnsZones(): Promise<DnsZoneInfo[]> {
   const zones = await listZones(client());
-  return zones.map((z) => ({ zoneId: z.id, name: z.name, nameservers: z.nameservers, ...opt("status", z.status), ...opt("createdAt", z.created_at) }));
+  return zones.map((z) => ({
+    zoneId: z.id,
+    name: z.name,
+    nameservers: z.nameservers,
+    ...opt("status", z.status),
+    ...opt("createdAt", z.created_at),
+  }));
 }
 
 /** The DNS zone of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
@@ -54,21 +60,38 @@ export async function getDnsZone(args: { readonly name: string }): Promise<DnsZo
   const name = args.name.trim().toLowerCase().replace(/\.$/, "");
   const zone = (await listZones(client(), name))[0];
   if (zone === undefined) {
-    throw new CloudPlatformError("CLOUDPLATFORM_NOT_FOUND", `getDnsZone: no DNS zone named "${name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a DnsZone resource.`);
+    throw new CloudPlatformError(
+      "CLOUDPLATFORM_NOT_FOUND",
+      `getDnsZone: no DNS zone named "${name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a DnsZone resource.`,
+    );
   }
-  return { zoneId: zone.id, name: zone.name, nameservers: zone.nameservers, ...opt("status", zone.status), ...opt("createdAt", zone.created_at) };
+  return {
+    zoneId: zone.id,
+    name: zone.name,
+    nameservers: zone.nameservers,
+    ...opt("status", zone.status),
+    ...opt("createdAt", zone.created_at),
+  };
 }
 
 /** All buckets of the project. */
 export async function getBuckets(): Promise<BucketInfo[]> {
-  return (await listBuckets(client())).map((b) => ({ bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) }));
+  return (await listBuckets(client())).map((b) => ({
+    bucketId: b.id,
+    name: b.name,
+    ...opt("storageClass", b.storage_class),
+    ...opt("createdAt", b.created_at),
+  }));
 }
 
 /** The bucket of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
 export async function getBucket(args: { readonly name: string }): Promise<BucketInfo> {
   const b = await findBucketByName(client(), args.name);
   if (b === undefined) {
-    throw new CloudPlatformError("CLOUDPLATFORM_NOT_FOUND", `getBucket: no bucket named "${args.name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a Bucket resource.`);
+    throw new CloudPlatformError(
+      "CLOUDPLATFORM_NOT_FOUND",
+      `getBucket: no bucket named "${args.name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a Bucket resource.`,
+    );
   }
   return { bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) };
 }

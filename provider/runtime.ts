@@ -18,7 +18,10 @@ export function getClient(lookup: ConfigLookup = hostLookup, onWarning?: (messag
   const settings = resolveSettings(lookup, onWarning);
   const key = JSON.stringify(settings);
   if (cached === undefined || cached.key !== key) {
-    cached = { key, client: new ApiClient(settings, { ...options, ...(onWarning && !options.onRetry ? { onRetry: onWarning } : {}) }) };
+    cached = {
+      key,
+      client: new ApiClient(settings, { ...options, ...(onWarning && !options.onRetry ? { onRetry: onWarning } : {}) }),
+    };
   }
   return cached.client;
 }

@@ -18,7 +18,9 @@ function snake(key: string): string {
 
 /** Removes one `{"data": X}` envelope. */
 export function unwrapData(v: unknown): unknown {
-  return isObj(v) && "data" in v && Object.keys(v).every((k) => k === "data" || k === "meta" || k === "links") ? v["data"] : v;
+  return isObj(v) && "data" in v && Object.keys(v).every((k) => k === "data" || k === "meta" || k === "links")
+    ? v["data"]
+    : v;
 }
 
 /** Keys of a body for error messages: top level, and inside a `data` envelope. Never values. */
@@ -63,7 +65,10 @@ function list(collection: string) {
   };
 }
 
-const optString = z.string().nullish().transform((v) => v ?? undefined);
+const optString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
 
 export const zoneSchema = z.preprocess(
   entity("zone"),
@@ -71,7 +76,10 @@ export const zoneSchema = z.preprocess(
     id: z.string().min(1),
     name: z.string().min(1),
     status: optString,
-    nameservers: z.array(z.string()).nullish().transform((v) => v ?? []),
+    nameservers: z
+      .array(z.string())
+      .nullish()
+      .transform((v) => v ?? []),
     created_at: optString,
   }),
 );
@@ -102,7 +110,8 @@ function credentialCanonical(raw: unknown): unknown {
     else if (typeof out["enabled"] === "boolean") out["active"] = out["enabled"];
     else if (typeof out["is_active"] === "boolean") out["active"] = out["is_active"];
   }
-  if (out["secret_access_key"] === undefined && typeof out["secret_key"] === "string") out["secret_access_key"] = out["secret_key"];
+  if (out["secret_access_key"] === undefined && typeof out["secret_key"] === "string")
+    out["secret_access_key"] = out["secret_key"];
   return out;
 }
 

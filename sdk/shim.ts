@@ -9,9 +9,23 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /** Input carrying the logical name to the provider (for messages and bucket auto-naming). */
-export const nameKey = "__name";
+export const nameKey = "__logicalName";
 
+const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
+
+/**
+ * The shim of one provider export, one object per export: Pulumi caches the serialized text per
+ * provider object, so every resource of a type shares one serialization.
+ */
 export function providerShim(exportName: string): pulumi.dynamic.ResourceProvider {
+  const existing = shims.get(exportName);
+  if (existing !== undefined) return existing;
+  const shim = newShim(exportName);
+  shims.set(exportName, shim);
+  return shim;
+}
+
+function newShim(exportName: string): pulumi.dynamic.ResourceProvider {
   const load = (): pulumi.dynamic.ResourceProvider =>
     (require("pulumi-cloudplatform/provider") as Record<string, pulumi.dynamic.ResourceProvider>)[exportName];
   return {

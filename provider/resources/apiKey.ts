@@ -32,7 +32,7 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
     ctx.log.warn(
       `ApiKey "${ctx.name}": the provider authenticated with the project API key, which this rotation replaced; ` +
         "the rest of this run uses the new key. Update the stack config before the next run, e.g. export the key " +
-        "as a stack output and run `pulumi config set --secret cloudplatform:apiKey \"$(pulumi stack output <output> --show-secrets)\"` " +
+        'as a stack output and run `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output <output> --show-secrets)"` ' +
         "(or set CLOUDPLATFORM_API_KEY).",
     );
   }
@@ -46,7 +46,11 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];
     for (const key of Object.keys(news)) {
-      if (key !== "rotateWhenChanged") failures.push({ property: key, reason: `ApiKey has no property "${key}"; the only input is rotateWhenChanged` });
+      if (key !== "rotateWhenChanged")
+        failures.push({
+          property: key,
+          reason: `ApiKey has no property "${key}"; the only input is rotateWhenChanged`,
+        });
     }
     const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
     return { inputs: rotate === undefined ? {} : { rotateWhenChanged: rotate }, failures };
@@ -60,7 +64,10 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   async create(ctx, inputs) {
     const generated = await generate(ctx);
     // The id must not be the key (ids are never secret): a random UUID names this resource.
-    return { id: randomUUID(), outs: { ...generated, ...(inputs.rotateWhenChanged ? { rotateWhenChanged: inputs.rotateWhenChanged } : {}) } };
+    return {
+      id: randomUUID(),
+      outs: { ...generated, ...(inputs.rotateWhenChanged ? { rotateWhenChanged: inputs.rotateWhenChanged } : {}) },
+    };
   },
 
   async read(_ctx, id, state) {

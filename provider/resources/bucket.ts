@@ -95,7 +95,11 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
   check(ctx, olds, news: Props) {
     const failures: CheckFailure[] = [];
     for (const key of Object.keys(news)) {
-      if (!known.has(key)) failures.push({ property: key, reason: `Bucket has no property "${key}"; inputs are ${[...known].join(", ")}` });
+      if (!known.has(key))
+        failures.push({
+          property: key,
+          reason: `Bucket has no property "${key}"; inputs are ${[...known].join(", ")}`,
+        });
     }
     let name: string;
     const rawName = news["name"];
@@ -106,7 +110,10 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       } else if (ctx.name !== "") {
         name = autoName(ctx.name);
       } else {
-        failures.push({ property: "name", reason: "name is required here (the resource name is unknown to generate one)" });
+        failures.push({
+          property: "name",
+          reason: "name is required here (the resource name is unknown to generate one)",
+        });
         name = "";
       }
     } else if (isUnknown(rawName)) {
@@ -117,7 +124,8 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     } else {
       name = rawName;
       const problem = bucketNameProblem(name);
-      if (problem !== undefined) failures.push({ property: "name", reason: `bucket name "${name}" ${problem} (S3 bucket naming rules)` });
+      if (problem !== undefined)
+        failures.push({ property: "name", reason: `bucket name "${name}" ${problem} (S3 bucket naming rules)` });
     }
 
     let storageClass = "Standard";
@@ -144,7 +152,12 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     const updates = (["forceDestroy", "adopt"] as const).filter((k) => (olds[k] ?? false) !== news[k]);
     const changed = [...replaces, ...updates];
     // Same name on replace (a storage class change): the old bucket must go first, names are unique.
-    return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: replaces.length > 0 && olds.name === news.name };
+    return {
+      changes: changed.length > 0,
+      replaces,
+      changed,
+      deleteBeforeReplace: replaces.length > 0 && olds.name === news.name,
+    };
   },
 
   async create(ctx, inputs) {
@@ -182,7 +195,9 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       return { id, outs, inputs };
     } catch (err) {
       if (isNotFound(err)) {
-        ctx.log.warn(`Bucket "${ctx.name}": bucket ${state.name} (${id}) no longer exists; it is removed from the state.`);
+        ctx.log.warn(
+          `Bucket "${ctx.name}": bucket ${state.name} (${id}) no longer exists; it is removed from the state.`,
+        );
         return {};
       }
       throw err;

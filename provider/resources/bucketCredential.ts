@@ -80,7 +80,11 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];
     for (const key of Object.keys(news)) {
-      if (!known.has(key)) failures.push({ property: key, reason: `BucketCredential has no property "${key}"; inputs are ${[...known].join(", ")}` });
+      if (!known.has(key))
+        failures.push({
+          property: key,
+          reason: `BucketCredential has no property "${key}"; inputs are ${[...known].join(", ")}`,
+        });
     }
     const rawBucket = news["bucketId"];
     let bucketId = "";
@@ -109,7 +113,8 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     const s3Endpoint = requireS3Url(api.settings);
     // Read the bucket first: it gives the name S3 clients need, and a wrong id fails before creating anything.
     const bucket = await getBucket(api, inputs.bucketId).catch((err: unknown) => {
-      if (isNotFound(err) && err instanceof Error) err.message += ` Check bucketId: no bucket ${inputs.bucketId} exists.`;
+      if (isNotFound(err) && err instanceof Error)
+        err.message += ` Check bucketId: no bucket ${inputs.bucketId} exists.`;
       throw err;
     });
     const created = await createCredential(api, inputs.bucketId);
@@ -146,12 +151,16 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       if (!isNotFound(err)) throw err;
     }
     if (live === undefined) {
-      ctx.log.warn(`BucketCredential "${ctx.name}": credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`);
+      ctx.log.warn(
+        `BucketCredential "${ctx.name}": credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`,
+      );
       return {};
     }
     const active = live.active ?? state.active ?? true;
     if (active !== (state.active ?? true)) {
-      ctx.log.warn(`BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`);
+      ctx.log.warn(
+        `BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`,
+      );
     }
     const outs: BucketCredentialOutputs = { ...state, active };
     return { id, outs, inputs: withRotate({ bucketId: state.bucketId, active }, state.rotateWhenChanged) };

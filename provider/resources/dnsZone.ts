@@ -40,7 +40,8 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];
     for (const key of Object.keys(news)) {
-      if (key !== "name") failures.push({ property: key, reason: `DnsZone has no property "${key}"; the only input is name` });
+      if (key !== "name")
+        failures.push({ property: key, reason: `DnsZone has no property "${key}"; the only input is name` });
     }
     const raw = news["name"];
     if (raw === undefined || raw === null) {
@@ -49,7 +50,7 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
     }
     if (isUnknown(raw)) return { inputs: { name: raw as string }, failures };
     if (typeof raw !== "string") {
-      failures.push({ property: "name", reason: "name must be a string such as \"example.com\"" });
+      failures.push({ property: "name", reason: 'name must be a string such as "example.com"' });
       return { inputs: { name: "" }, failures };
     }
     const name = normalizeDomain(raw);
@@ -83,7 +84,9 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
       return { id, outs, inputs: { name: outs.name } };
     } catch (err) {
       if (isNotFound(err)) {
-        ctx.log.warn(`DnsZone "${ctx.name}": zone ${state.name} (${id}) no longer exists; it is removed from the state.`);
+        ctx.log.warn(
+          `DnsZone "${ctx.name}": zone ${state.name} (${id}) no longer exists; it is removed from the state.`,
+        );
         return {};
       }
       throw err;
@@ -96,6 +99,9 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   },
 
   async delete(ctx, id) {
-    await deleteZone(getClient(hostLookup, (m) => ctx.log.warn(m)), id);
+    await deleteZone(
+      getClient(hostLookup, (m) => ctx.log.warn(m)),
+      id,
+    );
   },
 };

@@ -19,7 +19,12 @@ export interface EmptyResult {
   readonly uploads: number;
 }
 
-export async function emptyBucket(client: ApiClient, s3Url: string, bucketId: string, bucketName: string): Promise<EmptyResult> {
+export async function emptyBucket(
+  client: ApiClient,
+  s3Url: string,
+  bucketId: string,
+  bucketName: string,
+): Promise<EmptyResult> {
   const cred = await createCredential(client, bucketId);
   const s3 = new S3Client({
     endpoint: s3Url,
@@ -75,7 +80,9 @@ async function abortAllUploads(s3: S3Client, bucket: string): Promise<number> {
     const uploads = (page.Uploads ?? []).filter((u) => u.Key !== undefined && u.UploadId !== undefined);
     if (uploads.length === 0) return aborted;
     await Promise.all(
-      uploads.map((u) => s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }))),
+      uploads.map((u) =>
+        s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId })),
+      ),
     );
     aborted += uploads.length;
   }

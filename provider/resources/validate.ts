@@ -35,10 +35,13 @@ export function domainProblem(name: string): string | undefined {
   for (const label of labels) {
     if (label.length === 0) return "must not contain empty labels (two adjacent dots)";
     if (label.length > 63) return `has a label longer than 63 characters ("${label.slice(0, 20)}…")`;
-    if (!/^[a-z0-9-]+$/.test(label)) return `has an invalid label "${label}": use letters, digits and hyphens (IDN names in punycode, xn--…)`;
-    if (label.startsWith("-") || label.endsWith("-")) return `has a label starting or ending with a hyphen ("${label}")`;
+    if (!/^[a-z0-9-]+$/.test(label))
+      return `has an invalid label "${label}": use letters, digits and hyphens (IDN names in punycode, xn--…)`;
+    if (label.startsWith("-") || label.endsWith("-"))
+      return `has a label starting or ending with a hyphen ("${label}")`;
   }
-  if (/^\d+$/.test(labels[labels.length - 1] as string)) return "must not end with a numeric label (an IP address is not a domain)";
+  if (/^\d+$/.test(labels[labels.length - 1] as string))
+    return "must not end with a numeric label (an IP address is not a domain)";
   return undefined;
 }
 
@@ -63,13 +66,20 @@ export function stringMap(
     } else if (typeof v === "number" || typeof v === "boolean") {
       out[k] = String(v);
     } else {
-      failures.push({ property, reason: `${property}.${k} must be a string (got ${v === null ? "null" : Array.isArray(v) ? "array" : typeof v})` });
+      failures.push({
+        property,
+        reason: `${property}.${k} must be a string (got ${v === null ? "null" : Array.isArray(v) ? "array" : typeof v})`,
+      });
     }
   }
   return out;
 }
 
-export function optionalBoolean(property: string, value: Json | undefined, failures: CheckFailure[]): boolean | undefined {
+export function optionalBoolean(
+  property: string,
+  value: Json | undefined,
+  failures: CheckFailure[],
+): boolean | undefined {
   if (value === undefined || value === null || isUnknown(value)) return undefined;
   if (typeof value === "boolean") return value;
   if (value === "true" || value === "false") return value === "true";
@@ -95,6 +105,9 @@ function sortKeys(v: unknown): unknown {
 }
 
 /** Maps that are empty or absent are the same for diffs. */
-export function sameMap(a: Record<string, string> | undefined | null, b: Record<string, string> | undefined | null): boolean {
+export function sameMap(
+  a: Record<string, string> | undefined | null,
+  b: Record<string, string> | undefined | null,
+): boolean {
   return sameJson(a ?? {}, b ?? {});
 }

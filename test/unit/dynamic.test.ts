@@ -1,0 +1,127 @@
+import nock from "nock";
+import { describe, expect, it } from "vitest";
+import type { Logger, ResourceCore } from "../../provider/core.js";
+import { toDynamicProvider } from "../../provider/dynamic.js";
+import { PartialCreateError } from "../../provider/errors.js";
+import { bucketCore } from "../../provider/resources/bucket.js";
+import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { base, s3, thrown, useApi } from "./support.js";
+
+const quiet: Logger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+const providerText = "exports.handler = __f0; /* serialized shim */";
+
+describe("dynamic host adapter", () => {
+  useApi();
+  const bucket = toDynamicProvider(bucketCore, quiet);
+
+  it("hands the logical name to check, keeps it in inputs, and hides host keys from the core", async () => {
+    const r = await bucket.check!({}, { __logicalName: "logs", __provider: providerText });
+    expect(r.failures).toEqual([]);
+    expect(r.inputs).toMatchObject({ __logicalName: "logs", storageClass: "Standard" });
+    expect(r.inputs).not.toHaveProperty("__provider");
+    expect(String(r.inputs["name"])).toMatch(/^logs-/);
+  });
+
+  it("reports no change for identical inputs even when __provider differs", async () => {
+    const olds = {
+      __logicalName: "logs",
+      __provider: "old",
+      name: "logs-1",
+      storageClass: "Standard",
+      forceDestroy: false,
+      adopt: false,
+      bucketId: "b",
+    };
+    const news = {
+      __logicalName: "logs",
+      __provider: "new",
+      name: "logs-1",
+      storageClass: "Standard",
+      forceDestroy: false,
+      adopt: false,
+    };
+    expect(await bucket.diff!("b", olds, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+  });
+
+  it("returns plain JSON outputs with the logical name, and prefixes errors with the resource", async () => {
+    nock(base).post("/object-storage/buckets").reply(201, { id: "bkt_1", name: "logs-1" });
+    const r = await bucket.create({
+      __logicalName: "logs",
+      name: "logs-1",
+      storageClass: "Standard",
+      forceDestroy: false,
+      adopt: false,
+    });
+    expect(r.id).toBe("bkt_1");
+    expect(Object.values(r.outs).includes(undefined)).toBe(false);
+    expect(r.outs).toMatchObject({ __logicalName: "logs", s3Endpoint: s3, region: "us-east-1" });
+
+    nock(base)
+      .post("/object-storage/buckets")
+      .reply(409, { error: { code: "name_taken" } });
+    const err = await thrown(() =>
+      bucket.create({
+        __logicalName: "logs",
+        name: "logs-1",
+        storageClass: "Standard",
+        forceDestroy: false,
+        adopt: false,
+      }),
+    );
+    expect(err.message).toMatch(/^Bucket "logs": POST \/object-storage\/buckets failed with 409 name_taken/);
+  });
+
+  it("reads a gone object as an empty id", async () => {
+    nock(base).get("/object-storage/buckets/bkt_1").reply(404);
+    expect(await bucket.read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" })).toEqual({
+      id: "",
+      props: {},
+    });
+  });
+
+  it("turns a partial create into the engine's { id, properties, reasons } with __provider kept", async () => {
+    const cred = toDynamicProvider(bucketCredentialCore, quiet);
+    const secret = "PartialSecret-0123456789abc";
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .post("/object-storage/buckets/bkt_1/credentials")
+      .reply(201, { access_key_id: "AK1", secret_access_key: secret })
+      .post("/object-storage/buckets/bkt_1/credentials/AK1/deactivate")
+      .times(4)
+      .reply(503);
+    const err = await thrown(() =>
+      cred.create({ __logicalName: "w", __provider: providerText, bucketId: "bkt_1", active: false }),
+    );
+    expect(err["id"]).toBe("AK1");
+    expect(err["properties"]).toMatchObject({
+      __provider: providerText,
+      __logicalName: "w",
+      secretAccessKey: secret,
+      active: true,
+    });
+    expect(err["reasons"]).toHaveLength(1);
+    expect(err.message).toMatch(/^BucketCredential "w": /);
+    expect(err.message).not.toContain(secret);
+  });
+
+  it("maps a partial update the same way", async () => {
+    const core: ResourceCore<{ a: string }, { a: string }> = {
+      type: "Thing",
+      secretOutputs: [],
+      check: (_c, _o, n) => ({ inputs: { a: String(n["a"]) }, failures: [] }),
+      diff: () => ({ changes: true, replaces: [], changed: ["a"], deleteBeforeReplace: false }),
+      create: async () => ({ id: "x", outs: { a: "1" } }),
+      read: async () => ({}),
+      update: async () => {
+        throw new PartialCreateError("x", { a: "half" }, new Error("second step failed"));
+      },
+      delete: async () => undefined,
+    };
+    const err = await thrown(() =>
+      toDynamicProvider(core, quiet).update!("x", { a: "1" }, { a: "2", __provider: providerText, __logicalName: "t" }),
+    );
+    expect(err).toMatchObject({ id: "x", properties: { a: "half", __provider: providerText, __logicalName: "t" } });
+    expect(err.message).toContain('Thing "t": second step failed');
+  });
+});
