@@ -74,7 +74,12 @@ describe("awscli", () => {
   });
 
   it("fails with a wrong secret", async () => {
-    const err = (await aws({ accessKeyId: p.alpha.accessKeyId, secretAccessKey: "wrong" }, "s3", "ls", "s3://alpha/").then(
+    const err = (await aws(
+      { accessKeyId: p.alpha.accessKeyId, secretAccessKey: "wrong" },
+      "s3",
+      "ls",
+      "s3://alpha/",
+    ).then(
       () => undefined,
       (e: { stderr: string }) => e,
     ))!;
@@ -129,16 +134,20 @@ describe("s3cmd", () => {
 
 describe("rclone", () => {
   function rclone(credential: Pick<TestCredential, "accessKeyId" | "secretAccessKey">, ...args: string[]) {
-    return exec("rclone", ["--config", join(home, "rclone.conf"), "--retries", "1", "--low-level-retries", "1", ...args], {
-      ...baseEnv(),
-      RCLONE_CONFIG_EMU_TYPE: "s3",
-      RCLONE_CONFIG_EMU_PROVIDER: "Other",
-      RCLONE_CONFIG_EMU_ENDPOINT: p.url,
-      RCLONE_CONFIG_EMU_REGION: "us-east-1",
-      RCLONE_CONFIG_EMU_FORCE_PATH_STYLE: "true",
-      RCLONE_CONFIG_EMU_ACCESS_KEY_ID: credential.accessKeyId,
-      RCLONE_CONFIG_EMU_SECRET_ACCESS_KEY: credential.secretAccessKey,
-    });
+    return exec(
+      "rclone",
+      ["--config", join(home, "rclone.conf"), "--retries", "1", "--low-level-retries", "1", ...args],
+      {
+        ...baseEnv(),
+        RCLONE_CONFIG_EMU_TYPE: "s3",
+        RCLONE_CONFIG_EMU_PROVIDER: "Other",
+        RCLONE_CONFIG_EMU_ENDPOINT: p.url,
+        RCLONE_CONFIG_EMU_REGION: "us-east-1",
+        RCLONE_CONFIG_EMU_FORCE_PATH_STYLE: "true",
+        RCLONE_CONFIG_EMU_ACCESS_KEY_ID: credential.accessKeyId,
+        RCLONE_CONFIG_EMU_SECRET_ACCESS_KEY: credential.secretAccessKey,
+      },
+    );
   }
 
   it("copies up and down, lists and deletes", async () => {

@@ -61,9 +61,24 @@ const quietLogger: Logger = {
 export async function startPlane(dataDir?: string): Promise<RunningPlane> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), "s3-plane-")));
   const directory = new FakeDirectory();
-  const alpha = { accessKeyId: "CPAKALPHA0000000001", secretAccessKey: "alpha-secret-0123456789abcdefghijklmnopqr", bucketName: "alpha", active: true };
-  const beta = { accessKeyId: "CPAKBETA00000000001", secretAccessKey: "beta-secret-0123456789abcdefghijklmnopqrs", bucketName: "beta", active: true };
-  const deactivated = { accessKeyId: "CPAKALPHAOFF000001", secretAccessKey: "off-secret-0123456789abcdefghijklmnopqrst", bucketName: "alpha", active: false };
+  const alpha = {
+    accessKeyId: "CPAKALPHA0000000001",
+    secretAccessKey: "alpha-secret-0123456789abcdefghijklmnopqr",
+    bucketName: "alpha",
+    active: true,
+  };
+  const beta = {
+    accessKeyId: "CPAKBETA00000000001",
+    secretAccessKey: "beta-secret-0123456789abcdefghijklmnopqrs",
+    bucketName: "beta",
+    active: true,
+  };
+  const deactivated = {
+    accessKeyId: "CPAKALPHAOFF000001",
+    secretAccessKey: "off-secret-0123456789abcdefghijklmnopqrst",
+    bucketName: "alpha",
+    active: false,
+  };
   for (const c of [alpha, beta, deactivated]) directory.credentials.set(c.accessKeyId, c);
   directory.buckets.add("alpha");
   directory.buckets.add("beta");
@@ -76,7 +91,11 @@ export async function startPlane(dataDir?: string): Promise<RunningPlane> {
   });
   const payloadModes: RunningPlane["payloadModes"] = [];
   const server: Server = createServer((req, res) => {
-    payloadModes.push({ method: req.method ?? "", url: req.url ?? "", mode: req.headers["x-amz-content-sha256"] as string | undefined });
+    payloadModes.push({
+      method: req.method ?? "",
+      url: req.url ?? "",
+      mode: req.headers["x-amz-content-sha256"] as string | undefined,
+    });
     plane.handle(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -125,7 +144,9 @@ export function rawRequest(
     const req = request(url, { method: options.method, headers: options.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -146,7 +167,14 @@ export function signer(credential: { accessKeyId: string; secretAccessKey: strin
 export async function signedRequest(
   base: string,
   credential: { accessKeyId: string; secretAccessKey: string },
-  options: { method: string; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: Buffer | string; signingDate?: Date },
+  options: {
+    method: string;
+    path: string;
+    query?: Record<string, string>;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    signingDate?: Date;
+  },
 ): Promise<RawResponse> {
   const url = new URL(base);
   const request = new HttpRequest({
@@ -158,7 +186,10 @@ export async function signedRequest(
     query: options.query ?? {},
     headers: { host: url.host, ...options.headers },
   });
-  const signed = await signer(credential).sign(request, options.signingDate ? { signingDate: options.signingDate } : {});
+  const signed = await signer(credential).sign(
+    request,
+    options.signingDate ? { signingDate: options.signingDate } : {},
+  );
   const qs = new URLSearchParams(options.query ?? {}).toString().replace(/\+/g, "%20");
   return rawRequest(`${base}${options.path}${qs ? `?${qs}` : ""}`, {
     method: options.method,

@@ -91,7 +91,9 @@ describe("S3 plane memory", () => {
     const baseline = await ask("baseline");
 
     const md5 = createHash("md5");
-    await client.send(new PutObjectCommand({ Bucket: "alpha", Key: "huge.bin", Body: source(md5), ContentLength: SIZE }));
+    await client.send(
+      new PutObjectCommand({ Bucket: "alpha", Key: "huge.bin", Body: source(md5), ContentLength: SIZE }),
+    );
     const head = await client.send(new HeadObjectCommand({ Bucket: "alpha", Key: "huge.bin" }));
     expect(head.ContentLength).toBe(SIZE);
     expect(head.ETag).toBe(`"${md5.digest("hex")}"`);

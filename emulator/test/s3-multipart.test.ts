@@ -48,13 +48,19 @@ describe("multipart upload", () => {
     const data = pattern(12 * MiB, 1);
     const upload = new Upload({
       client: alpha,
-      params: { Bucket: "alpha", Key: "big/twelve.bin", Body: Readable.from([data.subarray(0, 7 * MiB), data.subarray(7 * MiB)]) },
+      params: {
+        Bucket: "alpha",
+        Key: "big/twelve.bin",
+        Body: Readable.from([data.subarray(0, 7 * MiB), data.subarray(7 * MiB)]),
+      },
       partSize: 5 * MiB,
       queueSize: 2,
     });
     const result = await upload.done();
     const parts = [data.subarray(0, 5 * MiB), data.subarray(5 * MiB, 10 * MiB), data.subarray(10 * MiB)];
-    const expected = createHash("md5").update(Buffer.concat(parts.map((part) => md5(part).digest()))).digest("hex");
+    const expected = createHash("md5")
+      .update(Buffer.concat(parts.map((part) => md5(part).digest())))
+      .digest("hex");
     expect(result.ETag).toBe(`"${expected}-3"`);
     const got = await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "big/twelve.bin" }));
     expect(Buffer.from(await got.Body!.transformToByteArray()).equals(data)).toBe(true);
@@ -67,8 +73,18 @@ describe("multipart upload", () => {
     const beta = s3Client(p.url, p.beta);
     const { UploadId } = await beta.send(new CreateMultipartUploadCommand({ Bucket: "beta", Key: "pending.bin" }));
     expect(await p.plane.objects.isEmpty("beta")).toBe(false);
-    await beta.send(new UploadPartCommand({ Bucket: "beta", Key: "pending.bin", UploadId, PartNumber: 1, Body: pattern(5 * MiB, 2) }));
-    await beta.send(new UploadPartCommand({ Bucket: "beta", Key: "pending.bin", UploadId, PartNumber: 2, Body: Buffer.from("small") }));
+    await beta.send(
+      new UploadPartCommand({ Bucket: "beta", Key: "pending.bin", UploadId, PartNumber: 1, Body: pattern(5 * MiB, 2) }),
+    );
+    await beta.send(
+      new UploadPartCommand({
+        Bucket: "beta",
+        Key: "pending.bin",
+        UploadId,
+        PartNumber: 2,
+        Body: Buffer.from("small"),
+      }),
+    );
     const parts = await beta.send(new ListPartsCommand({ Bucket: "beta", Key: "pending.bin", UploadId }));
     expect(parts.Parts?.map((x) => [x.PartNumber, x.Size])).toEqual([
       [1, 5 * MiB],
@@ -78,22 +94,43 @@ describe("multipart upload", () => {
     expect(uploads.Uploads?.map((u) => [u.Key, u.UploadId])).toEqual([["pending.bin", UploadId]]);
     await beta.send(new AbortMultipartUploadCommand({ Bucket: "beta", Key: "pending.bin", UploadId }));
     expect(await p.plane.objects.isEmpty("beta")).toBe(true);
-    const gone = await beta.send(new ListPartsCommand({ Bucket: "beta", Key: "pending.bin", UploadId })).catch((e: Error) => e);
+    const gone = await beta
+      .send(new ListPartsCommand({ Bucket: "beta", Key: "pending.bin", UploadId }))
+      .catch((e: Error) => e);
     expect((gone as Error).name).toBe("NoSuchUpload");
     beta.destroy();
   });
 
   it("refuses parts out of order, unknown parts and small non-final parts", async () => {
     const { UploadId } = await alpha.send(new CreateMultipartUploadCommand({ Bucket: "alpha", Key: "bad.bin" }));
-    const one = await alpha.send(new UploadPartCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, PartNumber: 1, Body: Buffer.from("tiny") }));
-    const two = await alpha.send(new UploadPartCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, PartNumber: 2, Body: Buffer.from("tiny") }));
+    const one = await alpha.send(
+      new UploadPartCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, PartNumber: 1, Body: Buffer.from("tiny") }),
+    );
+    const two = await alpha.send(
+      new UploadPartCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, PartNumber: 2, Body: Buffer.from("tiny") }),
+    );
     const complete = (Parts: Array<{ PartNumber: number; ETag: string | undefined }>) =>
       alpha
-        .send(new CompleteMultipartUploadCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, MultipartUpload: { Parts } }))
-        .then(() => "ok", (e: Error) => e.name);
-    expect(await complete([{ PartNumber: 2, ETag: two.ETag }, { PartNumber: 1, ETag: one.ETag }])).toBe("InvalidPartOrder");
+        .send(
+          new CompleteMultipartUploadCommand({ Bucket: "alpha", Key: "bad.bin", UploadId, MultipartUpload: { Parts } }),
+        )
+        .then(
+          () => "ok",
+          (e: Error) => e.name,
+        );
+    expect(
+      await complete([
+        { PartNumber: 2, ETag: two.ETag },
+        { PartNumber: 1, ETag: one.ETag },
+      ]),
+    ).toBe("InvalidPartOrder");
     expect(await complete([{ PartNumber: 1, ETag: '"0123"' }])).toBe("InvalidPart");
-    expect(await complete([{ PartNumber: 1, ETag: one.ETag }, { PartNumber: 2, ETag: two.ETag }])).toBe("EntityTooSmall");
+    expect(
+      await complete([
+        { PartNumber: 1, ETag: one.ETag },
+        { PartNumber: 2, ETag: two.ETag },
+      ]),
+    ).toBe("EntityTooSmall");
     expect(await complete([{ PartNumber: 1, ETag: one.ETag }])).toBe("ok");
     const got = await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "bad.bin" }));
     expect(await got.Body!.transformToString()).toBe("tiny");
@@ -103,7 +140,14 @@ describe("multipart upload", () => {
     await alpha.send(new PutObjectCommand({ Bucket: "alpha", Key: "copy-src.txt", Body: "0123456789" }));
     const { UploadId } = await alpha.send(new CreateMultipartUploadCommand({ Bucket: "alpha", Key: "copy-dst.txt" }));
     const part = await alpha.send(
-      new UploadPartCopyCommand({ Bucket: "alpha", Key: "copy-dst.txt", UploadId, PartNumber: 1, CopySource: "alpha/copy-src.txt", CopySourceRange: "bytes=3-6" }),
+      new UploadPartCopyCommand({
+        Bucket: "alpha",
+        Key: "copy-dst.txt",
+        UploadId,
+        PartNumber: 1,
+        CopySource: "alpha/copy-src.txt",
+        CopySourceRange: "bytes=3-6",
+      }),
     );
     await alpha.send(
       new CompleteMultipartUploadCommand({
@@ -113,7 +157,11 @@ describe("multipart upload", () => {
         MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult?.ETag }] },
       }),
     );
-    expect(await (await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "copy-dst.txt" }))).Body!.transformToString()).toBe("3456");
+    expect(
+      await (
+        await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "copy-dst.txt" }))
+      ).Body!.transformToString(),
+    ).toBe("3456");
   });
 });
 

@@ -32,7 +32,11 @@ async function put(key: string, body: string, headers: Record<string, string> = 
 }
 
 async function get(key: string) {
-  return signedRequest(p.url, p.alpha, { method: "GET", path: `/alpha/${key}`, headers: { "x-amz-content-sha256": sha256Hex("") } });
+  return signedRequest(p.url, p.alpha, {
+    method: "GET",
+    path: `/alpha/${key}`,
+    headers: { "x-amz-content-sha256": sha256Hex("") },
+  });
 }
 
 async function presign(method: string, path: string, options: { expiresIn?: number; signingDate?: Date } = {}) {
@@ -46,7 +50,10 @@ async function presign(method: string, path: string, options: { expiresIn?: numb
     path,
     headers: { host: url.host, "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
   });
-  const signed = await signer(p.alpha).presign(request, { expiresIn: options.expiresIn ?? 300, ...(options.signingDate ? { signingDate: options.signingDate } : {}) });
+  const signed = await signer(p.alpha).presign(request, {
+    expiresIn: options.expiresIn ?? 300,
+    ...(options.signingDate ? { signingDate: options.signingDate } : {}),
+  });
   const qs = Object.entries(signed.query ?? {})
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
     .join("&");
@@ -109,7 +116,10 @@ describe("header-signed requests", () => {
       headers: { host: url.host, "x-amz-content-sha256": sha256Hex(""), "x-amz-meta-x": "a" },
     });
     const signed = await signer(p.alpha).sign(request);
-    const tampered = await rawRequest(`${p.url}/alpha/hex.txt`, { method: "GET", headers: { ...signed.headers, "x-amz-meta-x": "b" } });
+    const tampered = await rawRequest(`${p.url}/alpha/hex.txt`, {
+      method: "GET",
+      headers: { ...signed.headers, "x-amz-meta-x": "b" },
+    });
     expect([tampered.status, codeOf(tampered.body)]).toEqual([403, "SignatureDoesNotMatch"]);
   });
 
@@ -141,16 +151,21 @@ describe("presigned URLs", () => {
     const getRes = await fetch(await presign("GET", "/alpha/presigned.txt"));
     expect(await getRes.text()).toBe("via presigned");
 
-    const tampered = (await presign("GET", "/alpha/presigned.txt")).replace(/X-Amz-Signature=([0-9a-f])/, (_m, c: string) => `X-Amz-Signature=${c === "0" ? "1" : "0"}`);
+    const tampered = (await presign("GET", "/alpha/presigned.txt")).replace(
+      /X-Amz-Signature=([0-9a-f])/,
+      (_m, c: string) => `X-Amz-Signature=${c === "0" ? "1" : "0"}`,
+    );
     const t = await fetch(tampered);
     expect([t.status, codeOf(await t.text())]).toEqual([403, "SignatureDoesNotMatch"]);
 
-    const expired = await fetch(await presign("GET", "/alpha/presigned.txt", { expiresIn: 60, signingDate: new Date(Date.now() - 120_000) }));
+    const expired = await fetch(
+      await presign("GET", "/alpha/presigned.txt", { expiresIn: 60, signingDate: new Date(Date.now() - 120_000) }),
+    );
     const body = await expired.text();
     expect([expired.status, codeOf(body)]).toEqual([403, "AccessDenied"]);
     expect(body).toContain("expired");
 
-    const otherBucket = await fetch((await presign("GET", "/beta/anything")));
+    const otherBucket = await fetch(await presign("GET", "/beta/anything"));
     expect(otherBucket.status).toBe(403);
   });
 });
@@ -181,7 +196,9 @@ describe("signed aws-chunked bodies (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER)
     const scope = `${longDate.slice(0, 8)}/us-east-1/s3/aws4_request`;
     const parts: Buffer[] = [];
     for (const [i, chunk] of [...chunks, Buffer.alloc(0)].entries()) {
-      const toSign = ["AWS4-HMAC-SHA256-PAYLOAD", longDate, scope, previous, sha256Hex(""), sha256Hex(chunk)].join("\n");
+      const toSign = ["AWS4-HMAC-SHA256-PAYLOAD", longDate, scope, previous, sha256Hex(""), sha256Hex(chunk)].join(
+        "\n",
+      );
       let signature = await sig.sign(toSign, { signingDate });
       previous = signature;
       if (corrupt === "chunk" && i === 1) signature = signature.replace(/^./, (c) => (c === "a" ? "b" : "a"));
@@ -194,7 +211,11 @@ describe("signed aws-chunked bodies (STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER)
     if (corrupt === "trailer") trailerSignature = trailerSignature.replace(/^./, (c) => (c === "a" ? "b" : "a"));
     parts.push(Buffer.from(`${trailer}\r\nx-amz-trailer-signature:${trailerSignature}\r\n\r\n`));
     const body = Buffer.concat(parts);
-    return rawRequest(`${p.url}/alpha/${key}`, { method: "PUT", headers: { ...signed.headers, "content-length": String(body.length) }, body });
+    return rawRequest(`${p.url}/alpha/${key}`, {
+      method: "PUT",
+      headers: { ...signed.headers, "content-length": String(body.length) },
+      body,
+    });
   }
 
   it("verifies every chunk and the trailer, storing only the payload", async () => {

@@ -39,7 +39,13 @@ describe("S3 plane with @aws-sdk/client-s3", () => {
   it("puts a Buffer and gets it back with the MD5 ETag and metadata", async () => {
     const body = Buffer.from("hello, platform");
     const put = await alpha.send(
-      new PutObjectCommand({ Bucket: "alpha", Key: "dir/hello.txt", Body: body, ContentType: "text/plain", Metadata: { owner: "ops" } }),
+      new PutObjectCommand({
+        Bucket: "alpha",
+        Key: "dir/hello.txt",
+        Body: body,
+        ContentType: "text/plain",
+        Metadata: { owner: "ops" },
+      }),
     );
     expect(put.ETag).toBe('"' + (await import("node:crypto")).createHash("md5").update(body).digest("hex") + '"');
     const got = await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "dir/hello.txt" }));
@@ -71,15 +77,21 @@ describe("S3 plane with @aws-sdk/client-s3", () => {
     expect(got.ContentRange).toBe("bytes 2-5/10");
     const tail = await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "range.txt", Range: "bytes=-3" }));
     expect(await tail.Body!.transformToString()).toBe("789");
-    const err = await errorOf(alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "range.txt", Range: "bytes=20-" })));
+    const err = await errorOf(
+      alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "range.txt", Range: "bytes=20-" })),
+    );
     expect(err.$metadata.httpStatusCode).toBe(416);
   });
 
   it("answers If-None-Match with 304 and If-Match mismatch with 412", async () => {
     const put = await alpha.send(new PutObjectCommand({ Bucket: "alpha", Key: "cond.txt", Body: "x" }));
-    const notModified = await errorOf(alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "cond.txt", IfNoneMatch: put.ETag })));
+    const notModified = await errorOf(
+      alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "cond.txt", IfNoneMatch: put.ETag })),
+    );
     expect(notModified.$metadata.httpStatusCode).toBe(304);
-    const failed = await errorOf(alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "cond.txt", IfMatch: '"nope"' })));
+    const failed = await errorOf(
+      alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "cond.txt", IfMatch: '"nope"' })),
+    );
     expect(failed.$metadata.httpStatusCode).toBe(412);
   });
 
@@ -95,7 +107,13 @@ describe("S3 plane with @aws-sdk/client-s3", () => {
     let pages = 0;
     do {
       const page = await alpha.send(
-        new ListObjectsV2Command({ Bucket: "alpha", Prefix: "list/", Delimiter: "/", MaxKeys: 2, ContinuationToken: token }),
+        new ListObjectsV2Command({
+          Bucket: "alpha",
+          Prefix: "list/",
+          Delimiter: "/",
+          MaxKeys: 2,
+          ContinuationToken: token,
+        }),
       );
       seen.push(...(page.CommonPrefixes ?? []).map((c) => c.Prefix!), ...(page.Contents ?? []).map((c) => c.Key!));
       token = page.NextContinuationToken;
@@ -104,14 +122,20 @@ describe("S3 plane with @aws-sdk/client-s3", () => {
     expect(pages).toBe(3);
     expect(seen.sort()).toEqual(["list/a/", "list/b/", "list/c", "list/d", "list/e"]);
 
-    const after = await alpha.send(new ListObjectsV2Command({ Bucket: "alpha", Prefix: "list/", StartAfter: "list/c" }));
+    const after = await alpha.send(
+      new ListObjectsV2Command({ Bucket: "alpha", Prefix: "list/", StartAfter: "list/c" }),
+    );
     expect(after.Contents?.map((c) => c.Key)).toEqual(["list/d", "list/e"]);
   });
 
   it("deletes many objects at once and single deletes are idempotent", async () => {
-    for (const Key of ["del/1", "del/2", "del/3"]) await alpha.send(new PutObjectCommand({ Bucket: "alpha", Key, Body: "x" }));
+    for (const Key of ["del/1", "del/2", "del/3"])
+      await alpha.send(new PutObjectCommand({ Bucket: "alpha", Key, Body: "x" }));
     const res = await alpha.send(
-      new DeleteObjectsCommand({ Bucket: "alpha", Delete: { Objects: [{ Key: "del/1" }, { Key: "del/2" }, { Key: "del/missing" }] } }),
+      new DeleteObjectsCommand({
+        Bucket: "alpha",
+        Delete: { Objects: [{ Key: "del/1" }, { Key: "del/2" }, { Key: "del/missing" }] },
+      }),
     );
     expect(res.Deleted?.map((d) => d.Key).sort()).toEqual(["del/1", "del/2", "del/missing"]);
     const left = await alpha.send(new ListObjectsV2Command({ Bucket: "alpha", Prefix: "del/" }));
@@ -126,15 +150,27 @@ describe("S3 plane with @aws-sdk/client-s3", () => {
 
   it("copies within the bucket, keeping or replacing metadata", async () => {
     await alpha.send(new PutObjectCommand({ Bucket: "alpha", Key: "copy/src", Body: "copy me", Metadata: { a: "1" } }));
-    const copied = await alpha.send(new CopyObjectCommand({ Bucket: "alpha", Key: "copy/dst", CopySource: "alpha/copy/src" }));
-    expect(copied.CopyObjectResult?.ETag).toBe((await alpha.send(new HeadObjectCommand({ Bucket: "alpha", Key: "copy/src" }))).ETag);
+    const copied = await alpha.send(
+      new CopyObjectCommand({ Bucket: "alpha", Key: "copy/dst", CopySource: "alpha/copy/src" }),
+    );
+    expect(copied.CopyObjectResult?.ETag).toBe(
+      (await alpha.send(new HeadObjectCommand({ Bucket: "alpha", Key: "copy/src" }))).ETag,
+    );
     const got = await alpha.send(new GetObjectCommand({ Bucket: "alpha", Key: "copy/dst" }));
     expect(await got.Body!.transformToString()).toBe("copy me");
     expect(got.Metadata).toEqual({ a: "1" });
     await alpha.send(
-      new CopyObjectCommand({ Bucket: "alpha", Key: "copy/src", CopySource: "alpha/copy/src", MetadataDirective: "REPLACE", Metadata: { b: "2" } }),
+      new CopyObjectCommand({
+        Bucket: "alpha",
+        Key: "copy/src",
+        CopySource: "alpha/copy/src",
+        MetadataDirective: "REPLACE",
+        Metadata: { b: "2" },
+      }),
     );
-    expect((await alpha.send(new HeadObjectCommand({ Bucket: "alpha", Key: "copy/src" }))).Metadata).toEqual({ b: "2" });
+    expect((await alpha.send(new HeadObjectCommand({ Bucket: "alpha", Key: "copy/src" }))).Metadata).toEqual({
+      b: "2",
+    });
   });
 
   it("answers HeadBucket and GetBucketLocation for us-east-1", async () => {
@@ -162,7 +198,9 @@ describe("S3 plane refusals", () => {
     expect(err.$metadata.httpStatusCode).toBe(403);
     const list = await errorOf(alpha.send(new ListObjectsV2Command({ Bucket: "beta" })));
     expect(list.name).toBe("AccessDenied");
-    const copy = await errorOf(alpha.send(new CopyObjectCommand({ Bucket: "alpha", Key: "stolen", CopySource: "beta/anything" })));
+    const copy = await errorOf(
+      alpha.send(new CopyObjectCommand({ Bucket: "alpha", Key: "stolen", CopySource: "beta/anything" })),
+    );
     expect(copy.name).toBe("AccessDenied");
     const missing = await errorOf(alpha.send(new ListObjectsV2Command({ Bucket: "nope-bucket" })));
     expect(missing.name).toBe("NoSuchBucket");
@@ -187,7 +225,9 @@ describe("S3 plane refusals", () => {
       const err = await errorOf(before.send(new GetObjectCommand({ Bucket: "beta", Key: "k" })));
       expect(err.name).toBe("SignatureDoesNotMatch");
       const after = s3Client(p.url, { accessKeyId: p.beta.accessKeyId, secretAccessKey: "regenerated-secret" });
-      expect(await (await after.send(new GetObjectCommand({ Bucket: "beta", Key: "k" }))).Body!.transformToString()).toBe("v");
+      expect(
+        await (await after.send(new GetObjectCommand({ Bucket: "beta", Key: "k" }))).Body!.transformToString(),
+      ).toBe("v");
       after.destroy();
     } finally {
       p.directory.credentials.get(p.beta.accessKeyId)!.secretAccessKey = original;

@@ -4,7 +4,13 @@ import type { Checksums } from "./checksums.js";
 import type { ObjectAttributes } from "./object-store.js";
 
 /** The representation headers S3 stores and returns unchanged. */
-const STORED_HEADERS = ["cache-control", "content-disposition", "content-encoding", "content-language", "expires"] as const;
+const STORED_HEADERS = [
+  "cache-control",
+  "content-disposition",
+  "content-encoding",
+  "content-language",
+  "expires",
+] as const;
 
 export function attributesFromRequest(req: IncomingMessage): ObjectAttributes {
   const headers: Record<string, string> = {};
@@ -12,7 +18,12 @@ export function attributesFromRequest(req: IncomingMessage): ObjectAttributes {
     let value = req.headers[name];
     if (typeof value !== "string") continue;
     // aws-chunked describes the transfer, not the object (S3 drops it).
-    if (name === "content-encoding") value = value.split(",").map((v) => v.trim()).filter((v) => v !== "aws-chunked").join(",");
+    if (name === "content-encoding")
+      value = value
+        .split(",")
+        .map((v) => v.trim())
+        .filter((v) => v !== "aws-chunked")
+        .join(",");
     if (value !== "") headers[name] = value;
   }
   const userMetadata: Record<string, string> = {};
@@ -21,7 +32,11 @@ export function attributesFromRequest(req: IncomingMessage): ObjectAttributes {
       userMetadata[name.slice("x-amz-meta-".length)] = Array.isArray(value) ? value.join(",") : value;
     }
   }
-  return { contentType: (req.headers["content-type"] as string | undefined) ?? "binary/octet-stream", headers, userMetadata };
+  return {
+    contentType: (req.headers["content-type"] as string | undefined) ?? "binary/octet-stream",
+    headers,
+    userMetadata,
+  };
 }
 
 export function attributeHeaders(attributes: ObjectAttributes): OutgoingHttpHeaders {

@@ -31,7 +31,11 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 };
 
 const entityTooLarge = (max: number) =>
-  new S3Error(400, "EntityTooLarge", `Your proposed upload exceeds the maximum allowed size of ${max} bytes; use multipart upload.`);
+  new S3Error(
+    400,
+    "EntityTooLarge",
+    `Your proposed upload exceeds the maximum allowed size of ${max} bytes; use multipart upload.`,
+  );
 
 const badDigest = (what: string) =>
   new S3Error(400, "BadDigest", `The ${what} you specified did not match the calculated checksum; resend the object.`);
@@ -43,7 +47,11 @@ function announcedChecksums(req: IncomingMessage): Map<ChecksumAlgorithm, string
     const m = /^x-amz-checksum-(.+)$/.exec(name);
     if (!m || m[1] === "mode" || m[1] === "type" || m[1] === "algorithm") continue;
     if (!isChecksumAlgorithm(m[1]!)) {
-      throw new S3Error(400, "InvalidRequest", `Checksum algorithm '${m[1]}' is not supported; use crc32, crc32c, crc64nvme, sha1 or sha256.`);
+      throw new S3Error(
+        400,
+        "InvalidRequest",
+        `Checksum algorithm '${m[1]}' is not supported; use crc32, crc32c, crc64nvme, sha1 or sha256.`,
+      );
     }
     announced.set(m[1], Array.isArray(value) ? value[0] : value);
   }
@@ -51,7 +59,11 @@ function announcedChecksums(req: IncomingMessage): Map<ChecksumAlgorithm, string
     const m = /^x-amz-checksum-(.+)$/.exec(name.trim().toLowerCase());
     if (!m) continue;
     if (!isChecksumAlgorithm(m[1]!)) {
-      throw new S3Error(400, "InvalidRequest", `Trailing checksum '${m[1]}' is not supported; use crc32, crc32c, crc64nvme, sha1 or sha256.`);
+      throw new S3Error(
+        400,
+        "InvalidRequest",
+        `Trailing checksum '${m[1]}' is not supported; use crc32, crc32c, crc64nvme, sha1 or sha256.`,
+      );
     }
     if (!announced.has(m[1])) announced.set(m[1], undefined);
   }
@@ -99,11 +111,17 @@ export async function receiveBody(
       callback(null, chunk);
     },
   });
-  const decoder = chunked ? new AwsChunkedDecoder(payload.kind === "chunked-signed" ? payload.chain : undefined) : undefined;
+  const decoder = chunked
+    ? new AwsChunkedDecoder(payload.kind === "chunked-signed" ? payload.chain : undefined)
+    : undefined;
   await (decoder ? pipeline(req, decoder, meter, sink) : pipeline(req, meter, sink));
 
   if (declared !== undefined && size !== declared) {
-    throw new S3Error(400, "IncompleteBody", `You did not provide the number of bytes specified (${declared}); got ${size}.`);
+    throw new S3Error(
+      400,
+      "IncompleteBody",
+      `You did not provide the number of bytes specified (${declared}); got ${size}.`,
+    );
   }
   if (sha256 && payload.kind === "sha256" && sha256.digest("hex") !== payload.expectedHex) {
     throw new S3Error(
@@ -120,7 +138,11 @@ export async function receiveBody(
     const computed = summer.digest();
     const claimed = announced.get(algorithm) ?? trailers.get(`x-amz-checksum-${algorithm}`);
     if (claimed === undefined) {
-      throw new S3Error(400, "MalformedTrailerError", `The announced trailing checksum x-amz-checksum-${algorithm} is missing.`);
+      throw new S3Error(
+        400,
+        "MalformedTrailerError",
+        `The announced trailing checksum x-amz-checksum-${algorithm} is missing.`,
+      );
     }
     if (claimed !== computed) throw badDigest(algorithm.toUpperCase());
     checksums[algorithm] = computed;
@@ -129,7 +151,11 @@ export async function receiveBody(
 }
 
 /** Reads a small body (XML requests) into memory, with the same integrity checks. */
-export async function readSmallBody(req: IncomingMessage, payload: PayloadProtection, maxBytes: number): Promise<Buffer> {
+export async function readSmallBody(
+  req: IncomingMessage,
+  payload: PayloadProtection,
+  maxBytes: number,
+): Promise<Buffer> {
   const parts: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {

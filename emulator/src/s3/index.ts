@@ -26,10 +26,24 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
 
   const listBuckets = (res: ServerResponse, auth: Authenticated) => {
     const own = opts.credentials.bucketExists(auth.bucketName)
-      ? [["Bucket", [["Name", auth.bucketName], ["CreationDate", startedAt]]] as const]
+      ? [
+          [
+            "Bucket",
+            [
+              ["Name", auth.bucketName],
+              ["CreationDate", startedAt],
+            ],
+          ] as const,
+        ]
       : [];
     sendXml(res, 200, "ListAllMyBucketsResult", [
-      ["Owner", [["ID", OWNER_ID], ["DisplayName", OWNER_ID]]],
+      [
+        "Owner",
+        [
+          ["ID", OWNER_ID],
+          ["DisplayName", OWNER_ID],
+        ],
+      ],
       ["Buckets", own],
     ]);
   };
@@ -43,7 +57,8 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
       resource = target.rawPath;
       if (target.bucket === undefined) {
         opts.counter.count("s3", `${method} /`, method !== "GET" && method !== "HEAD");
-        if (method !== "GET") throw new S3Error(405, "MethodNotAllowed", `The method ${method} is not allowed on the service root.`);
+        if (method !== "GET")
+          throw new S3Error(405, "MethodNotAllowed", `The method ${method} is not allowed on the service root.`);
         listBuckets(res, await authenticate(req, target, opts.credentials));
         return;
       }
@@ -71,7 +86,13 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
         return;
       }
       opts.logger.error("s3 request failed", { requestId, method, error: (err as Error).message });
-      sendError(res, new S3Error(500, "InternalError", "We encountered an internal error. Please try again."), requestId, resource, method === "HEAD");
+      sendError(
+        res,
+        new S3Error(500, "InternalError", "We encountered an internal error. Please try again."),
+        requestId,
+        resource,
+        method === "HEAD",
+      );
     }
   }
 

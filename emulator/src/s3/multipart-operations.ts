@@ -67,7 +67,11 @@ function copyRange(header: string | undefined, size: number): { start: number; e
   if (header === undefined) return { start: 0, end: size - 1 };
   const m = /^bytes=(\d+)-(\d+)$/.exec(header.trim());
   if (!m || Number(m[2]) < Number(m[1]) || Number(m[2]) >= size) {
-    throw new S3Error(400, "InvalidArgument", `x-amz-copy-source-range must be bytes=first-last within the ${size}-byte source.`);
+    throw new S3Error(
+      400,
+      "InvalidArgument",
+      `x-amz-copy-source-range must be bytes=first-last within the ${size}-byte source.`,
+    );
   }
   return { start: Number(m[1]), end: Number(m[2]) };
 }
@@ -110,7 +114,8 @@ function requestedParts(body: Buffer): Array<{ partNumber: number; etag: string 
     const fields = typeof p === "object" && !Array.isArray(p) ? p : {};
     const number = Number(text(fields["PartNumber"])?.trim());
     const etag = text(fields["ETag"]);
-    if (!Number.isInteger(number) || etag === undefined) throw malformedXml("every <Part> needs <PartNumber> and <ETag>");
+    if (!Number.isInteger(number) || etag === undefined)
+      throw malformedXml("every <Part> needs <PartNumber> and <ETag>");
     return { partNumber: number, etag: unquote(etag) };
   });
 }
@@ -122,16 +127,28 @@ export const completeMultipartUpload: Operation = async (call) => {
     if (!(await call.uploads.get(call.bucket, record.uploadId))) throw noSuchUpload(record.uploadId);
     const stored = new Map((await call.uploads.parts(call.bucket, record.uploadId)).map((p) => [p.partNumber, p]));
     if (requested.some((r, i) => i > 0 && r.partNumber <= requested[i - 1]!.partNumber)) {
-      throw new S3Error(400, "InvalidPartOrder", "The list of parts was not in ascending order; sort them by part number.");
+      throw new S3Error(
+        400,
+        "InvalidPartOrder",
+        "The list of parts was not in ascending order; sort them by part number.",
+      );
     }
     const chosen: PartMeta[] = [];
     requested.forEach((r, i) => {
       const part = stored.get(r.partNumber);
       if (!part || unquote(part.etag) !== r.etag) {
-        throw new S3Error(400, "InvalidPart", `Part ${r.partNumber} was not uploaded or its ETag does not match; upload it again.`);
+        throw new S3Error(
+          400,
+          "InvalidPart",
+          `Part ${r.partNumber} was not uploaded or its ETag does not match; upload it again.`,
+        );
       }
       if (i < requested.length - 1 && part.size < MIN_PART_BYTES) {
-        throw new S3Error(400, "EntityTooSmall", `Part ${r.partNumber} is smaller than 5 MiB; only the last part may be smaller.`);
+        throw new S3Error(
+          400,
+          "EntityTooSmall",
+          `Part ${r.partNumber} is smaller than 5 MiB; only the last part may be smaller.`,
+        );
       }
       chosen.push(part);
     });
@@ -141,7 +158,9 @@ export const completeMultipartUpload: Operation = async (call) => {
       const out = createWriteStream(tempFile);
       for (const part of chosen) {
         combined.update(Buffer.from(unquote(part.etag), "hex"));
-        await pipeline(createReadStream(call.uploads.partPath(call.bucket, record.uploadId, part)), out, { end: false });
+        await pipeline(createReadStream(call.uploads.partPath(call.bucket, record.uploadId, part)), out, {
+          end: false,
+        });
       }
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       return call.store.commit(call.bucket, call.key, tempFile, {
@@ -165,7 +184,9 @@ export const completeMultipartUpload: Operation = async (call) => {
 
 export const abortMultipartUpload: Operation = async (call) => {
   const record = await upload(call);
-  await call.uploads.withUploadLock(call.bucket, record.uploadId, () => call.uploads.remove(call.bucket, record.uploadId));
+  await call.uploads.withUploadLock(call.bucket, record.uploadId, () =>
+    call.uploads.remove(call.bucket, record.uploadId),
+  );
   call.res.writeHead(204);
   call.res.end();
 };

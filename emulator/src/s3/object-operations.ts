@@ -115,7 +115,8 @@ async function serveObject(call: S3Call, head: boolean): Promise<void> {
   let handedOver = false;
   try {
     const precondition = preconditionStatus(call, meta);
-    if (precondition === 412) throw new S3Error(412, "PreconditionFailed", "At least one of the preconditions you specified did not hold.");
+    if (precondition === 412)
+      throw new S3Error(412, "PreconditionFailed", "At least one of the preconditions you specified did not hold.");
     if (precondition === 304) {
       call.res.writeHead(304, { etag: meta.etag, "last-modified": httpDate(meta.lastModified) });
       call.res.end();
@@ -176,7 +177,10 @@ export async function openCopySource(call: S3Call): Promise<{ meta: ObjectMeta; 
   if (!opened) throw noSuchKey(source.key);
   const ifMatch = headerValue(call.req, "x-amz-copy-source-if-match");
   const ifNoneMatch = headerValue(call.req, "x-amz-copy-source-if-none-match");
-  if ((ifMatch !== undefined && !etagMatches(ifMatch, opened.meta.etag)) || (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, opened.meta.etag))) {
+  if (
+    (ifMatch !== undefined && !etagMatches(ifMatch, opened.meta.etag)) ||
+    (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, opened.meta.etag))
+  ) {
     await opened.file.close();
     throw new S3Error(412, "PreconditionFailed", "The copy source precondition did not hold.");
   }
@@ -220,11 +224,16 @@ export const copyObject: Operation = async (call) => {
 const MAX_DELETE_KEYS = 1000;
 
 export const deleteObjects: Operation = async (call) => {
-  const hasDigest = headerValue(call.req, "content-md5") !== undefined ||
+  const hasDigest =
+    headerValue(call.req, "content-md5") !== undefined ||
     Object.keys(call.req.headers).some((h) => /^x-amz-checksum-(crc|sha)/.test(h)) ||
     headerValue(call.req, "x-amz-trailer") !== undefined;
   if (!hasDigest) {
-    throw new S3Error(400, "InvalidRequest", "Missing required header for this request: Content-MD5 (or an x-amz-checksum-* header).");
+    throw new S3Error(
+      400,
+      "InvalidRequest",
+      "Missing required header for this request: Content-MD5 (or an x-amz-checksum-* header).",
+    );
   }
   const body = await readSmallBody(call.req, call.auth.payload, 2 * 1024 * 1024);
   const doc = parseXmlBody(body, "Delete");

@@ -34,10 +34,34 @@ export interface Route {
 }
 
 const UNSUPPORTED = [
-  "accelerate", "acl", "analytics", "attributes", "cors", "encryption", "intelligent-tiering", "inventory",
-  "legal-hold", "lifecycle", "logging", "metrics", "notification", "object-lock", "ownershipControls", "policy",
-  "policyStatus", "publicAccessBlock", "replication", "requestPayment", "restore", "retention", "select",
-  "tagging", "torrent", "versionId", "versions", "website",
+  "accelerate",
+  "acl",
+  "analytics",
+  "attributes",
+  "cors",
+  "encryption",
+  "intelligent-tiering",
+  "inventory",
+  "legal-hold",
+  "lifecycle",
+  "logging",
+  "metrics",
+  "notification",
+  "object-lock",
+  "ownershipControls",
+  "policy",
+  "policyStatus",
+  "publicAccessBlock",
+  "replication",
+  "requestPayment",
+  "restore",
+  "retention",
+  "select",
+  "tagging",
+  "torrent",
+  "versionId",
+  "versions",
+  "website",
 ];
 
 const notImplemented = (what: string) =>

@@ -141,14 +141,12 @@ function canonicalPath(rawPath: string): string {
     .join("/");
 }
 
-function payloadProtection(
-  value: string | undefined,
-  parsed: ParsedAuth,
-  secretAccessKey: string,
-): PayloadProtection {
+function payloadProtection(value: string | undefined, parsed: ParsedAuth, secretAccessKey: string): PayloadProtection {
   if (parsed.presigned) {
     // Presigned URLs never sign the body; a hex hash the client adds is still checked.
-    return value && /^[0-9a-f]{64}$/i.test(value) ? { kind: "sha256", expectedHex: value.toLowerCase() } : { kind: "unsigned" };
+    return value && /^[0-9a-f]{64}$/i.test(value)
+      ? { kind: "sha256", expectedHex: value.toLowerCase() }
+      : { kind: "unsigned" };
   }
   if (value === undefined) {
     throw new S3Error(400, "InvalidRequest", "Missing required header for this request: x-amz-content-sha256.");
@@ -205,13 +203,20 @@ export async function authenticate(
   } else if (authorization) {
     throw new S3Error(400, "InvalidRequest", "Only AWS Signature Version 4 (AWS4-HMAC-SHA256) is supported.");
   } else {
-    throw new S3Error(403, "AccessDenied", "Anonymous access is not allowed: sign requests with an S3 credential of the bucket.");
+    throw new S3Error(
+      403,
+      "AccessDenied",
+      "Anonymous access is not allowed: sign requests with an S3 credential of the bucket.",
+    );
   }
 
   if (parsed.region !== REGION) {
-    throw malformedHeader(`The authorization region '${parsed.region}' is wrong; expecting '${REGION}'.`, { Region: REGION });
+    throw malformedHeader(`The authorization region '${parsed.region}' is wrong; expecting '${REGION}'.`, {
+      Region: REGION,
+    });
   }
-  if (parsed.service !== "s3") throw malformedHeader(`The credential scope service must be 's3', not '${parsed.service}'.`);
+  if (parsed.service !== "s3")
+    throw malformedHeader(`The credential scope service must be 's3', not '${parsed.service}'.`);
 
   const credential = credentials.lookup(parsed.accessKeyId);
   if (!credential || !credential.active) {
@@ -228,8 +233,10 @@ export async function authenticate(
   }
   const skew = now.getTime() - signingDate.getTime();
   if (parsed.presigned) {
-    if (skew > parsed.expiresSeconds! * 1000) throw new S3Error(403, "AccessDenied", "Request has expired: presign a new URL.");
-    if (-skew > MAX_SKEW_MS) throw new S3Error(403, "AccessDenied", "Request is not valid yet: X-Amz-Date is in the future.");
+    if (skew > parsed.expiresSeconds! * 1000)
+      throw new S3Error(403, "AccessDenied", "Request has expired: presign a new URL.");
+    if (-skew > MAX_SKEW_MS)
+      throw new S3Error(403, "AccessDenied", "Request is not valid yet: X-Amz-Date is in the future.");
   } else if (Math.abs(skew) > MAX_SKEW_MS) {
     throw new S3Error(
       403,
@@ -251,7 +258,15 @@ export async function authenticate(
   const payload = payloadProtection(contentSha, parsed, credential.secretAccessKey);
   const expected = parsed.presigned
     ? await presignedSignature(target, headers, signed, parsed, signingDate, credential.secretAccessKey)
-    : await headerSignature(req.method ?? "GET", target, headers, signed, parsed, signingDate, credential.secretAccessKey);
+    : await headerSignature(
+        req.method ?? "GET",
+        target,
+        headers,
+        signed,
+        parsed,
+        signingDate,
+        credential.secretAccessKey,
+      );
   if (!constantTimeEqual(expected, parsed.signature.toLowerCase())) {
     throw new S3Error(
       403,
@@ -273,7 +288,12 @@ function signer(accessKeyId: string, secretAccessKey: string): SignatureV4 {
   });
 }
 
-function baseRequest(method: string, target: RequestTarget, headers: Record<string, string>, query: Record<string, string | string[]>) {
+function baseRequest(
+  method: string,
+  target: RequestTarget,
+  headers: Record<string, string>,
+  query: Record<string, string | string[]>,
+) {
   return new HttpRequest({
     method,
     protocol: "http:",

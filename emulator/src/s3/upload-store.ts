@@ -95,7 +95,9 @@ export class UploadStore {
   async parts(bucket: string, uploadId: string): Promise<PartMeta[]> {
     const dir = this.uploadDir(bucket, uploadId);
     const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^part-\d+\.json$/.test(n));
-    const parts = await Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), "utf8")) as PartMeta));
+    const parts = await Promise.all(
+      names.map(async (n) => JSON.parse(await readFile(join(dir, n), "utf8")) as PartMeta),
+    );
     return parts.sort((a, b) => a.partNumber - b.partNumber);
   }
 
