@@ -12,6 +12,7 @@ import { isUnknown } from "../core.js";
 import { CloudPlatformError, ConflictError, hasCode, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Bucket } from "../shapes.js";
+import { forgetCredentialList } from "./credentialList.js";
 import { emptyBucket } from "./emptyBucket.js";
 import { bucketNameProblem, optionalBoolean, storageClasses } from "./validate.js";
 
@@ -213,6 +214,8 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     const api = client(ctx);
     try {
       await deleteBucket(api, id);
+      // Deleting a bucket deletes its credentials (contract §5): a cached list would hide that.
+      forgetCredentialList(id);
       return;
     } catch (err) {
       if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
@@ -230,5 +233,6 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       `Bucket "${ctx.name}": forceDestroy deleted ${emptied.objects} objects and aborted ${emptied.uploads} multipart uploads.`,
     );
     await deleteBucket(api, id);
+    forgetCredentialList(id);
   },
 };

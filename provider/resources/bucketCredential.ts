@@ -4,14 +4,7 @@
  * access key id, new secret). The secret cannot be read back: refresh keeps it from the state and
  * reads only whether the credential still exists and is active.
  */
-import {
-  createCredential,
-  deleteCredential,
-  getBucket,
-  listCredentials,
-  regenerateCredential,
-  setCredentialActive,
-} from "../api.js";
+import { createCredential, deleteCredential, getBucket, regenerateCredential, setCredentialActive } from "../api.js";
 import type { ApiClient } from "../client.js";
 import { hostLookup, requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
@@ -19,6 +12,7 @@ import { isUnknown } from "../core.js";
 import { PartialCreateError, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Credential } from "../shapes.js";
+import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
 import { s3Region } from "./bucket.js";
 import { optionalBoolean, sameMap, stringMap } from "./validate.js";
 
@@ -39,31 +33,6 @@ export interface BucketCredentialOutputs extends BucketCredentialInputs {
 }
 
 const known = new Set(["bucketId", "active", "rotateWhenChanged"]);
-
-/**
- * One list per bucket for a short while: a refresh reads every credential of a stack concurrently
- * in one provider process, and N credentials of one bucket should cost one request, not N.
- */
-const listCacheMs = 5_000;
-const listCache = new Map<string, { at: number; list: Promise<Credential[]> }>();
-
-function cachedList(api: ApiClient, bucketId: string): Promise<Credential[]> {
-  const hit = listCache.get(bucketId);
-  if (hit !== undefined && Date.now() - hit.at < listCacheMs) return hit.list;
-  const list = listCredentials(api, bucketId);
-  listCache.set(bucketId, { at: Date.now(), list });
-  list.catch(() => listCache.delete(bucketId));
-  return list;
-}
-
-function forget(bucketId: string): void {
-  listCache.delete(bucketId);
-}
-
-/** For tests. */
-export function clearCredentialListCache(): void {
-  listCache.clear();
-}
 
 function client(ctx: CallContext): ApiClient {
   return getClient(hostLookup, (m) => ctx.log.warn(m));
@@ -118,7 +87,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       throw err;
     });
     const created = await createCredential(api, inputs.bucketId);
-    forget(inputs.bucketId);
+    forgetCredentialList(inputs.bucketId);
     const outs: BucketCredentialOutputs = withRotate(
       {
         bucketId: inputs.bucketId,
@@ -146,7 +115,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   async read(ctx, id, state) {
     let live: Credential | undefined;
     try {
-      live = (await cachedList(client(ctx), state.bucketId)).find((c) => c.access_key_id === id);
+      live = (await cachedCredentialList(client(ctx), state.bucketId)).find((c) => c.access_key_id === id);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -190,13 +159,13 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       if (changedSomething) throw new PartialCreateError(id, outs, err);
       throw err;
     } finally {
-      forget(olds.bucketId);
+      forgetCredentialList(olds.bucketId);
     }
     return outs;
   },
 
   async delete(ctx, id, state) {
     await deleteCredential(client(ctx), state.bucketId, id);
-    forget(state.bucketId);
+    forgetCredentialList(state.bucketId);
   },
 };

@@ -4,7 +4,7 @@ import { afterEach, beforeEach } from "vitest";
 import { resetConfigState, setConfiguredValues } from "../../provider/config.js";
 import type { CallContext } from "../../provider/core.js";
 import { setClientOptions } from "../../provider/runtime.js";
-import { clearCredentialListCache } from "../../provider/resources/bucketCredential.js";
+import { clearCredentialListCache } from "../../provider/resources/credentialList.js";
 
 export const base = "http://api.cloudplatform.test";
 export const s3 = "http://s3.cloudplatform.test";
