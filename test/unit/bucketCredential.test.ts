@@ -1,5 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
+import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
 import { base, ctx, s3, thrown, useApi } from "./support.js";
 
@@ -12,6 +13,17 @@ const state: BucketCredentialOutputs = {
   secretAccessKey: secret,
   active: true,
   bucketName: "logs",
+  s3Endpoint: s3,
+  region: "us-east-1",
+};
+
+const bucketState = {
+  bucketId: "bkt_1",
+  name: "logs",
+  storageClass: "Standard",
+  forceDestroy: false,
+  adopt: false,
+  adopted: false,
   s3Endpoint: s3,
   region: "us-east-1",
 };
@@ -119,6 +131,19 @@ describe("BucketCredential operations", () => {
     ]);
     expect(a.id).toBe("CPAK1");
     expect(b.id).toBe("CPAK2");
+  });
+
+  it("does not serve a cached list after the bucket (and so its credentials) was deleted", async () => {
+    nock(base)
+      .get(creds)
+      .reply(200, [{ access_key_id: "CPAK1", active: true }])
+      .delete("/object-storage/buckets/bkt_1")
+      .reply(204)
+      .get(creds)
+      .reply(404);
+    expect((await bucketCredentialCore.read(ctx(), "CPAK1", state)).id).toBe("CPAK1");
+    await bucketCore.delete(ctx(), "bkt_1", { ...bucketState, bucketId: "bkt_1" });
+    expect(await bucketCredentialCore.read(ctx(), "CPAK1", state)).toEqual({});
   });
 
   it("regenerates in place: same id, new secret", async () => {
