@@ -13,7 +13,9 @@ export function toOutputs(
   const outs: TranscriptOutputs = { ...inputOnly(inputs), transcriptId: record.id, status: record.status };
   const text = record.text ?? previous?.text;
   if (text !== undefined) outs.text = text;
-  const language = record.language ?? previous?.detectedLanguage;
+  // A job not yet processed echoes the requested `auto`: that is not a detected language.
+  const reported = record.language === "auto" ? undefined : record.language;
+  const language = reported ?? previous?.detectedLanguage;
   if (language !== undefined) outs.detectedLanguage = language;
   const duration = record.audioDurationSeconds ?? previous?.audioDurationSeconds;
   if (duration !== undefined) outs.audioDurationSeconds = duration;

@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
@@ -8,7 +10,7 @@ import type { CallContext } from "../../provider/core.js";
 import { CloudPlatformError, PartialCreateError } from "../../provider/errors.js";
 import { createTranscriptCore } from "../../provider/resources/transcript.js";
 import { closePools } from "../../provider/client.js";
-import { toDynamicProvider } from "../../provider/dynamic.js";
+import { nameKey, toDynamicProvider } from "../../provider/dynamic.js";
 import { setClientOptions } from "../../provider/runtime.js";
 import { TranscriptFailedError } from "../../provider/transcription/errors.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
@@ -140,10 +142,14 @@ describe("Transcript create", () => {
   });
 
   it("sends ?wait=false and returns the queued job when waitForCompletion is false", async () => {
-    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_3", status: "queued" });
+    nock(api)
+      .post("/v1/transcripts")
+      .query({ wait: "false" })
+      .reply(202, { id: "tr_3", status: "queued", language: "auto" });
     const result = await core().create(context(), urlInputs({ waitForCompletion: false }));
     expect(result.outs).toMatchObject({ transcriptId: "tr_3", status: "queued" });
     expect(result.outs.text).toBeUndefined();
+    expect(result.outs.detectedLanguage).toBeUndefined();
   });
 
   it("fails with the job's code and message when the job ends in error", async () => {
@@ -248,31 +254,56 @@ describe("Transcript upload", () => {
   const file = join(dir, "speech.wav");
   const content = "RIFF-fake-audio-".repeat(4096);
   writeFileSync(file, content);
-  const uploadHost = "http://uploads.cloudplatform.test";
+
+  // The upload target is a real server on loopback (nock cannot reliably intercept retried
+  // streamed bodies); the API calls stay on nock, and the network stays closed to anything else.
+  interface Received {
+    readonly path: string;
+    readonly length: string | undefined;
+    readonly authorization: string | undefined;
+    readonly body: string;
+  }
+  const received: Received[] = [];
+  let answers: [number, object][] = [];
+  let uploadOrigin = "";
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      received.push({
+        path: req.url ?? "",
+        length: req.headers["content-length"],
+        authorization: req.headers["authorization"],
+        body: Buffer.concat(chunks).toString(),
+      });
+      const [status, body] = answers.shift() ?? [500, { error: { code: "internal", message: "no answer scripted" } }];
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    });
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    uploadOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    nock.enableNetConnect((host) => host === uploadOrigin.slice("http://".length));
+  });
+  afterAll(async () => {
+    nock.disableNetConnect();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => {
+    received.length = 0;
+    answers = [];
+  });
 
   it("streams the file, re-sends it whole after a 503, then creates with the upload key", async () => {
-    const bodies: string[] = [];
+    answers = [
+      [503, { error: { code: "unavailable", message: "try later" } }],
+      [200, { uploadKey: "upl_1", size: content.length }],
+    ];
     nock(api)
       .post("/v1/transcripts/upload", { filename: "speech.wav", size: content.length })
-      .reply(200, { uploadKey: "upl_1", uploadUrl: `${uploadHost}/v1/uploads/upl_1?token=${uploadToken}` });
-    const seen: { url: string; length: string | null; authorization: string | null }[] = [];
-    // nock 15 hands a full reply function the fetch Request (its typings still say uri and body).
-    const replyToPut = async (request: Request): Promise<[number, object]> => {
-      seen.push({
-        url: request.url,
-        length: request.headers.get("content-length"),
-        authorization: request.headers.get("authorization"),
-      });
-      bodies.push(await request.text());
-      return bodies.length === 1
-        ? [503, { error: { code: "unavailable", message: "try later" } }]
-        : [200, { uploadKey: "upl_1", size: content.length }];
-    };
-    nock(uploadHost)
-      .put("/v1/uploads/upl_1")
-      .query(true)
-      .times(2)
-      .reply(replyToPut as unknown as () => [number, object]);
+      .reply(200, { uploadKey: "upl_1", uploadUrl: `${uploadOrigin}/v1/uploads/upl_1?token=${uploadToken}` });
     nock(api)
       .post("/v1/transcripts", { uploadKey: "upl_1", language: "en" })
       .reply(200, { ...done, id: "tr_up" });
@@ -285,53 +316,60 @@ describe("Transcript upload", () => {
       timeoutMinutes: 60,
     });
     expect(result.outs).toMatchObject({ transcriptId: "tr_up", status: "done", sourcePath: file });
-    expect(bodies).toEqual([content, content]);
-    for (const request of seen) {
-      expect(request.url).toBe(`${uploadHost}/v1/uploads/upl_1?token=${uploadToken}`);
-      expect(request.length).toBe(String(content.length));
-      // The upload URL carries its own token: the API key must not go there.
-      expect(request.authorization).toBeNull();
-    }
+    expect(received).toEqual([
+      // The upload URL carries its own token: the API key does not go there.
+      {
+        path: `/v1/uploads/upl_1?token=${uploadToken}`,
+        length: String(content.length),
+        authorization: undefined,
+        body: content,
+      },
+      {
+        path: `/v1/uploads/upl_1?token=${uploadToken}`,
+        length: String(content.length),
+        authorization: undefined,
+        body: content,
+      },
+    ]);
     expect(ctx.lines.some((l) => l.startsWith("warn") && l.includes("503"))).toBe(true);
     expect(ctx.lines.join("\n")).not.toContain(uploadToken);
-    expect(ctx.lines.join("\n")).not.toContain("uploads.cloudplatform.test");
+    expect(ctx.lines.join("\n")).not.toContain(uploadOrigin);
   });
 
   it("never puts the upload URL or its token in an error or a log line", async () => {
+    const echo = {
+      error: { code: "unavailable", message: `cannot store ${uploadOrigin}/v1/uploads/upl_2?token=${uploadToken}` },
+    };
+    answers = [
+      [503, echo],
+      [503, echo],
+      [503, echo],
+    ];
     nock(api)
       .post("/v1/transcripts/upload")
-      .reply(200, { upload_key: "upl_2", upload_url: `${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` });
-    nock(uploadHost)
-      .put("/v1/uploads/upl_2")
-      .query(true)
-      .times(3)
-      .reply(503, {
-        error: { code: "unavailable", message: `cannot store ${uploadHost}/v1/uploads/upl_2?token=${uploadToken}` },
-      });
+      .reply(200, { upload_key: "upl_2", upload_url: `${uploadOrigin}/v1/uploads/upl_2?token=${uploadToken}` });
     const ctx = context();
     const error = (await core()
       .create(ctx, { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 })
       .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
+    expect(received).toHaveLength(3);
     const everything = [error.message, String(error.stack), JSON.stringify(error), ...ctx.lines].join("\n");
     expect(everything).not.toContain(uploadToken);
-    expect(everything).not.toContain("uploads.cloudplatform.test");
+    expect(everything).not.toContain(uploadOrigin);
     expect(error.message).toContain("503");
   });
 
   it("does not retry a refusal: a 413 says the size limit", async () => {
+    answers = [[413, { error: { code: "too_large", message: "over 2 GB" } }]];
     nock(api)
       .post("/v1/transcripts/upload")
-      .reply(200, { uploadKey: "upl_3", uploadUrl: `${uploadHost}/v1/uploads/upl_3?token=${uploadToken}` });
-    nock(uploadHost)
-      .put("/v1/uploads/upl_3")
-      .query(true)
-      .once()
-      .reply(413, { error: { code: "too_large", message: "over 2 GB" } });
+      .reply(200, { uploadKey: "upl_3", uploadUrl: `${uploadOrigin}/v1/uploads/upl_3?token=${uploadToken}` });
     const error = (await core()
       .create(context(), { sourcePath: file, language: "auto", waitForCompletion: true, timeoutMinutes: 60 })
       .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_UPLOAD_FAILED");
+    expect(received).toHaveLength(1);
     expect(error.message).toContain("413 too_large");
     expect(error.message).toContain("up to 2 GB");
   });
@@ -466,10 +504,21 @@ describe("Transcript through the dynamic-provider host", () => {
     nock(api).get("/v1/transcripts/tr_host").times(4).reply(200, { id: "tr_host", status: "processing" });
     const quiet = { info: () => {}, warn: () => {}, debug: () => {} };
     const provider = toDynamicProvider(core(), quiet);
-    const inputs = { ...urlInputs({ timeoutMinutes: 0.25 }), __provider: "serialized-shim", __name: "talk" };
-    const error = (await provider.create(inputs).catch((e: unknown) => e)) as { id: string; properties: Record<string, unknown>; reasons: string[]; message: string };
+    const inputs = { ...urlInputs({ timeoutMinutes: 0.25 }), __provider: "serialized-shim", [nameKey]: "talk" };
+    const error = (await provider.create(inputs).catch((e: unknown) => e)) as {
+      id: string;
+      properties: Record<string, unknown>;
+      reasons: string[];
+      message: string;
+    };
     expect(error.id).toBe("tr_host");
-    expect(error.properties).toMatchObject({ transcriptId: "tr_host", status: "processing", __provider: "serialized-shim", __name: "talk" });
-    expect(error.message).toMatch(/^Transcript "talk": transcription job tr_host is still processing after the deadline/);
+    expect(error.properties).toMatchObject({
+      transcriptId: "tr_host",
+      status: "processing",
+      __provider: "serialized-shim",
+    });
+    expect(error.message).toMatch(
+      /^Transcript "talk": transcription job tr_host is still processing after the deadline/,
+    );
   });
 });
