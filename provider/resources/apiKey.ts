@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
 import { useRotatedApiKey } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import { hasCode } from "../errors.js";
 import { getClient } from "../runtime.js";
 import { hostLookup } from "../config.js";
 import { sameMap, stringMap } from "./validate.js";
@@ -25,7 +26,18 @@ export interface ApiKeyOutputs {
 async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
   const client = getClient(hostLookup, (m) => ctx.log.warn(m));
   const selfAuth = client.settings.auth.kind === "apiKey";
-  const res = await rotateApiKey(client);
+  let res;
+  try {
+    res = await rotateApiKey(client);
+  } catch (err) {
+    if (selfAuth && hasCode(err, "CLOUDPLATFORM_UNAUTHORIZED") && err instanceof Error) {
+      err.message +=
+        " The provider authenticates with the key it rotates: if an earlier attempt reached the platform, the key " +
+        "was rotated and its answer lost. Generate a key in the dashboard and set it with " +
+        "`pulumi config set --secret cloudplatform:apiKey <key>`.";
+    }
+    throw err;
+  }
   if (selfAuth) {
     // One key per project: the key this provider authenticates with has just stopped working.
     useRotatedApiKey(res.api_key);

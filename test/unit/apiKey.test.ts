@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { resolveSettings } from "../../provider/config.js";
 import { apiKeyCore } from "../../provider/resources/apiKey.js";
-import { apiKey, base, configureDefaults, ctx, token, useApi } from "./support.js";
+import { apiKey, base, configureDefaults, ctx, thrown, token, useApi } from "./support.js";
 
 const newKey = "cp-newKeyAfterRotation_000111";
 
@@ -64,6 +64,18 @@ describe("ApiKey", () => {
     // The next request of the run uses the new key (the nock above requires it).
     const { dnsZoneCore } = await import("../../provider/resources/dnsZone.js");
     await dnsZoneCore.read(ctx(), "z", { zoneId: "z", name: "a.com", nameservers: [] });
+  });
+
+  it("explains a lockout when a rotation of its own key lost its answer and the retry is refused", async () => {
+    nock(base)
+      .post("/security/apikey")
+      .reply(502)
+      .post("/security/apikey")
+      .reply(401, { error: { code: "unauthorized", message: "unknown key" } });
+    const err = await thrown(() => apiKeyCore.create(ctx("k"), {}));
+    expect(err.code).toBe("CLOUDPLATFORM_UNAUTHORIZED");
+    expect(err.message).toContain("Generate a key in the dashboard");
+    expect(err.message).not.toContain(apiKey);
   });
 
   it("reads from state (no endpoint) and warns on delete that the key stays valid", async () => {
