@@ -18,6 +18,29 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Plain JavaScript here is Node CommonJS (launchers, benchmark helpers): Node's globals, and
+    // require() is how such files load modules. TypeScript files get their globals from @types/node.
+    files: ["**/*.js", "**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: Object.fromEntries(
+        [
+          "require",
+          "module",
+          "exports",
+          "__dirname",
+          "__filename",
+          "process",
+          "console",
+          "Buffer",
+          "setTimeout",
+          "clearTimeout",
+        ].map((name) => [name, "readonly"]),
+      ),
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     rules: {
       // `_`-prefixed names mark parameters an interface requires but an implementation does not use.
       "@typescript-eslint/no-unused-vars": [
