@@ -46,7 +46,11 @@ describe("Transcript SDK class", () => {
 
   it("accepts a FileAsset inside an Output", async () => {
     const { Transcript } = await import("../../sdk/transcript.js");
-    const t = new Transcript("wrapped", { source: pulumi.output(new pulumi.asset.FileAsset("media/wrapped.wav")) });
+    // Pulumi types an Output of an asset as its unwrapped shape; JavaScript programs pass it anyway.
+    const wrapped = pulumi.output(
+      new pulumi.asset.FileAsset("media/wrapped.wav"),
+    ) as unknown as pulumi.Input<pulumi.asset.FileAsset>;
+    const t = new Transcript("wrapped", { source: wrapped });
     await settled(t.urn);
     expect(registered.find((r) => r.name === "wrapped")?.inputs).toMatchObject({ sourcePath: "media/wrapped.wav" });
   });
