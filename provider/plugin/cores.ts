@@ -1,0 +1,51 @@
+/**
+ * The resources this host serves, by type token `cloudplatform:index:<Type>`: the same cores the
+ * dynamic host serves, nothing re-implemented.
+ */
+import type { ResourceCore } from "../core.js";
+import { CloudPlatformError } from "../errors.js";
+import { apiKeyCore } from "../resources/apiKey.js";
+import { bucketCore } from "../resources/bucket.js";
+import { bucketCredentialCore } from "../resources/bucketCredential.js";
+import { dnsZoneCore } from "../resources/dnsZone.js";
+import { transcriptCore } from "../resources/transcript.js";
+
+export const packageName = "cloudplatform";
+
+/** Cores see plain JSON; their input and output types do not matter to a host. */
+export type AnyCore = ResourceCore<unknown, unknown>;
+
+export const cores: readonly AnyCore[] = [
+  apiKeyCore,
+  dnsZoneCore,
+  bucketCore,
+  bucketCredentialCore,
+  transcriptCore,
+] as unknown as readonly AnyCore[];
+
+export function tokenOf(type: string): string {
+  return `${packageName}:index:${type}`;
+}
+
+const byToken = new Map(cores.map((core) => [tokenOf(core.type), core]));
+
+/** `urn:pulumi:<stack>::<project>::<[parent$]type>::<name>` → type token and logical name. */
+export function parseUrn(urn: string): { token: string; name: string } {
+  const parts = urn.split("::");
+  const qualified = parts[2] ?? "";
+  const token = qualified.split("$").pop() ?? "";
+  return { token, name: parts.slice(3).join("::") };
+}
+
+export function coreFor(urn: string): { core: AnyCore; name: string } {
+  const { token, name } = parseUrn(urn);
+  const core = byToken.get(token);
+  if (core === undefined) {
+    throw new CloudPlatformError(
+      "CLOUDPLATFORM_UNKNOWN_TYPE",
+      `the cloudplatform provider has no resource type "${token}" (CLOUDPLATFORM_UNKNOWN_TYPE); ` +
+        `known types: ${[...byToken.keys()].join(", ")}. Upgrade the provider if the program expects a newer one.`,
+    );
+  }
+  return { core, name };
+}
