@@ -97,16 +97,19 @@ async function main(): Promise<void> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-demo-"));
   let emulator: RunningEmulator | undefined;
   let ref: StackRef | undefined;
-  const teardown = async (): Promise<void> => {
+  const teardown = async (succeeded: boolean): Promise<void> => {
     if (ref) {
       step("pulumi destroy");
-      const destroyed = expectOk(await runOperation({ ...ref, op: "destroy" }, "cloudplatform-quickstart"));
-      console.log(`changes: ${JSON.stringify(destroyed.changes)}`);
+      const destroyed = expectOk(
+        await runOperation({ ...ref, op: "destroy" }, "cloudplatform-quickstart", { onOutput: (text) => void process.stdout.write(text) }),
+      );
+      console.log(`deleted: ${destroyed.changes?.delete ?? 0} resources`);
       ref = undefined;
     }
     step("stopping the emulator");
     await emulator?.stop();
-    await rm(tmp, { recursive: true, force: true });
+    // On failure the emulator's log stays for a look.
+    if (succeeded) await rm(tmp, { recursive: true, force: true });
   };
   try {
     step("starting the emulator on free ports");
@@ -132,11 +135,11 @@ async function main(): Promise<void> {
           },
         },
         example.projectName,
+        { onOutput: (text) => void process.stdout.write(text) },
       ),
     );
     ref = stackRef;
-    console.log(`changes: ${JSON.stringify(up.changes)}`);
-    console.log("outputs:");
+    console.log("outputs (secrets masked):");
     for (const [name, output] of Object.entries(up.outputs ?? {})) console.log(`  ${name.padEnd(16)} ${mask(output.value, output.secret)}`);
 
     step("uploading and reading back an object with the new credential");
@@ -149,10 +152,10 @@ async function main(): Promise<void> {
         process.once("SIGTERM", resolve);
       });
     }
-    await teardown();
+    await teardown(true);
     console.log("\nDemo complete.");
   } catch (error) {
-    await teardown().catch((cleanupError: unknown) => console.error(`cleanup failed: ${String(cleanupError)}`));
+    await teardown(false).catch((cleanupError: unknown) => console.error(`cleanup failed: ${String(cleanupError)}`));
     throw error;
   }
 }

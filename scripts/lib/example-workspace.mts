@@ -4,7 +4,7 @@
 // One install per tarball content is shared by every example copy (node_modules symlink).
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -51,7 +51,11 @@ async function packRepository(): Promise<{ tarball: string; hash: string }> {
 async function installDependencies(tarball: string, hash: string): Promise<string> {
   const depsDir = path.join(testCacheDir, `deps-${hash}`);
   const nodeModules = path.join(depsDir, "node_modules");
-  if (await exists(path.join(depsDir, ".complete"))) return nodeModules;
+  if (await exists(path.join(depsDir, ".complete"))) {
+    const now = new Date();
+    await utimes(depsDir, now, now);
+    return nodeModules;
+  }
 
   const pulumiVersion = createRequire(path.join(repoRoot, "package.json"))("@pulumi/pulumi/package.json").version as string;
   const partial = await mkdtemp(path.join(testCacheDir, "deps-partial-"));
@@ -67,23 +71,28 @@ async function installDependencies(tarball: string, hash: string): Promise<strin
       { cwd: partial, maxBuffer: 64 * 1024 * 1024 },
     );
     await writeFile(path.join(partial, ".complete"), new Date().toISOString());
-    await rm(depsDir, { recursive: true, force: true });
-    await rename(partial, depsDir);
   } catch (error) {
-    await rm(partial, { recursive: true, force: true });
+    await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
-  await pruneOldInstalls(hash);
+  // Another process (a parallel test run) may have finished the same install first: keep theirs,
+  // since copies may already link to it.
+  await rename(partial, depsDir).catch(async () => {
+    await rm(partial, { recursive: true, force: true });
+    if (!(await exists(path.join(depsDir, ".complete")))) throw new Error(`could not install into ${depsDir}`);
+  });
+  await pruneStaleInstalls();
   return nodeModules;
 }
 
-/** Keeps the cache to the current build: older installs are ~100 MB each. */
-async function pruneOldInstalls(currentHash: string): Promise<void> {
+/** Installs are ~100 MB each: drop those unused for a day (never recent ones, which a parallel run may use). */
+async function pruneStaleInstalls(): Promise<void> {
+  const cutoff = Date.now() - 24 * 3600 * 1000;
   for (const entry of await readdir(testCacheDir)) {
-    const stale =
-      (entry.startsWith("deps-") && entry !== `deps-${currentHash}`) ||
-      (entry.startsWith("pulumi-cloudplatform-") && entry !== `pulumi-cloudplatform-${currentHash}.tgz`);
-    if (stale) await rm(path.join(testCacheDir, entry), { recursive: true, force: true });
+    if (!entry.startsWith("deps-") && !entry.startsWith("pulumi-cloudplatform-")) continue;
+    const file = path.join(testCacheDir, entry);
+    const info = await stat(file).catch(() => undefined);
+    if (info && info.mtimeMs < cutoff) await rm(file, { recursive: true, force: true });
   }
 }
 
@@ -112,19 +121,53 @@ export async function prepareExample(name: string, parentDir?: string): Promise<
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
   for (const file of exampleFiles) await cp(path.join(source, file), path.join(workDir, file));
   await symlink(nodeModules, path.join(workDir, "node_modules"), "dir");
-  await compileEntry(workDir);
+  await compileEntry(workDir, nodeModules);
   return { workDir, projectName: await readProjectName(workDir) };
 }
 
-async function compileEntry(workDir: string): Promise<void> {
-  // The repository's TypeScript: the examples themselves are typechecked by `npm run typecheck`.
-  const ts = createRequire(path.join(repoRoot, "package.json"))("typescript") as typeof import("typescript");
+type TypeScript = typeof import("typescript");
+
+/**
+ * Typechecks the copy against the packed package, exactly as a user's `tsc` or `pulumi up` would see
+ * it (once per tarball and example source: the verdict is cached in the shared install), then writes
+ * index.js as CommonJS for the runner.
+ */
+async function compileEntry(workDir: string, nodeModules: string): Promise<void> {
+  const ts = createRequire(path.join(repoRoot, "package.json"))("typescript") as TypeScript;
   const source = await readFile(path.join(workDir, "index.ts"), "utf8");
+  const tsconfig = await readFile(path.join(workDir, "tsconfig.json"), "utf8");
+  const digest = createHash("sha256").update(source).update(tsconfig).digest("hex").slice(0, 16);
+  const marker = path.join(nodeModules, "..", `.typechecked-${digest}`);
+  if (!(await exists(marker))) {
+    typecheck(ts, workDir);
+    await writeFile(marker, "");
+  }
   const { outputText } = ts.transpileModule(source, {
     fileName: "index.ts",
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
   });
   await writeFile(path.join(workDir, "index.js"), outputText);
+}
+
+function typecheck(ts: TypeScript, workDir: string): void {
+  const configPath = path.join(workDir, "tsconfig.json");
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, { noEmit: true }, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    },
+  });
+  if (!parsed) throw new Error(`cannot read ${configPath}`);
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const diagnostics = ts.getPreEmitDiagnostics(program);
+  if (diagnostics.length > 0) {
+    const text = ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => workDir,
+      getNewLine: () => "\n",
+    });
+    throw new Error(`the example does not typecheck against the packed package:\n${text}`);
+  }
 }
 
 export async function readProjectName(workDir: string): Promise<string> {

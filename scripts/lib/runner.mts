@@ -125,7 +125,17 @@ async function exportWithoutSecrets(ref: StackRef): Promise<string> {
   return stdout;
 }
 
-export async function runOperation(request: RunRequest, projectName: string): Promise<RunResult> {
+/** Where the engine's progress goes: nowhere, unless CLOUDPLATFORM_RUNNER_VERBOSE is set or a caller asks. */
+export interface RunOptions {
+  readonly onOutput?: (text: string) => void;
+}
+
+function defaultOutput(): ((text: string) => void) | undefined {
+  return process.env.CLOUDPLATFORM_RUNNER_VERBOSE ? (text) => void process.stderr.write(text) : undefined;
+}
+
+export async function runOperation(request: RunRequest, projectName: string, options: RunOptions = {}): Promise<RunResult> {
+  const onOutput = options.onOutput ?? defaultOutput();
   const { op } = request;
   try {
     if (op === "export") return { op, ok: true, exported: await exportWithoutSecrets(request) };
@@ -140,19 +150,19 @@ export async function runOperation(request: RunRequest, projectName: string): Pr
     const onEvent = collectSteps(steps);
     switch (op) {
       case "up": {
-        const r = await stack.up({ onEvent });
+        const r = await stack.up({ onEvent, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, outputs: r.outputs, stdout: r.stdout };
       }
       case "preview": {
-        const r = await stack.preview({ onEvent });
+        const r = await stack.preview({ onEvent, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, changes: { ...r.changeSummary }, steps, stdout: r.stdout };
       }
       case "refresh": {
-        const r = await stack.refresh({ onEvent });
+        const r = await stack.refresh({ onEvent, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
       }
       case "destroy": {
-        const r = await stack.destroy({ onEvent });
+        const r = await stack.destroy({ onEvent, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
       }
     }

@@ -1,0 +1,62 @@
+// One real emulator per test file, plus the views tests take of it: its inspection endpoints
+// (docs/api-contract.md §9) and the management API called directly, as someone outside Pulumi would.
+import { silentLogger, startEmulator, type RunningEmulator } from "../../../emulator/src/index.js";
+import type { Config } from "./runner.js";
+
+export type Emulator = RunningEmulator;
+
+export interface EmulatorState {
+  readonly buckets: number;
+  readonly objects: number;
+  readonly credentials: number;
+  readonly zones: number;
+  readonly transcripts: number;
+}
+
+export interface EmulatorStats {
+  readonly requests: Record<string, number>;
+  readonly writes: number;
+}
+
+export function launchEmulator(): Promise<Emulator> {
+  return startEmulator({ logger: silentLogger });
+}
+
+/** Stack config pointing the provider at the emulator (credentials as secrets). */
+export function providerConfig(emulator: Emulator, auth: "apiKey" | "token" = "apiKey"): Config {
+  return {
+    "cloudplatform:baseUrl": { value: emulator.baseUrl },
+    "cloudplatform:s3Url": { value: emulator.s3Url },
+    "cloudplatform:apiUrl": { value: emulator.apiUrl },
+    ...(auth === "apiKey"
+      ? { "cloudplatform:apiKey": { value: emulator.apiKey, secret: true } }
+      : { "cloudplatform:token": { value: emulator.token, secret: true } }),
+  };
+}
+
+async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${new URL(url).pathname} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export function emulatorState(emulator: Emulator): Promise<EmulatorState> {
+  return getJson(`${emulator.baseUrl}/_emulator/state`);
+}
+
+export function emulatorStats(emulator: Emulator): Promise<EmulatorStats> {
+  return getJson(`${emulator.baseUrl}/_emulator/stats`);
+}
+
+/** The management API as a person with the dashboard token would use it (never the API key: a test may rotate it). */
+export async function management(emulator: Emulator, method: string, path: string): Promise<Response> {
+  return fetch(`${emulator.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${emulator.token}` } });
+}
+
+export async function bucketIdByName(emulator: Emulator, name: string): Promise<string> {
+  const response = await management(emulator, "GET", `/object-storage/buckets?name=${encodeURIComponent(name)}`);
+  const buckets = (await response.json()) as Array<{ id: string; name: string }>;
+  const bucket = buckets.find((b) => b.name === name);
+  if (!bucket) throw new Error(`no bucket named ${name} on the emulator`);
+  return bucket.id;
+}

@@ -1,0 +1,133 @@
+// Drives scripts/lib/runner-cli.mts in child processes: the Pulumi programs run in plain Node, never
+// inside vitest's transformed module graph (which would be serialized into __provider).
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+const repoRoot = path.resolve(__dirname, "..", "..", "..");
+const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
+
+export interface ConfigEntry {
+  readonly value: string;
+  readonly secret?: boolean;
+}
+export type Config = Readonly<Record<string, ConfigEntry>>;
+
+/** Mirrors scripts/lib/runner.mts (kept apart: vitest must not load the runner's modules). */
+export interface Step {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly op: string;
+  readonly diffs: readonly string[];
+}
+export interface RunResult {
+  readonly op: string;
+  readonly ok: boolean;
+  readonly changes?: Record<string, number>;
+  readonly steps?: readonly Step[];
+  readonly outputs?: Record<string, { value: unknown; secret: boolean }>;
+  readonly stdout?: string;
+  readonly exported?: string;
+  readonly error?: string;
+}
+
+/** The environment of a child: no CLOUDPLATFORM_* from the developer's shell may reach the provider. */
+function childEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR"));
+}
+
+function callRunner<T>(request: object): Promise<T> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [runnerCli, JSON.stringify(request)],
+      { cwd: repoRoot, env: childEnv(), maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const last = stdout.trimEnd().split("\n").pop() ?? "";
+        if (error) return reject(new Error(`runner failed (${error.message}):\n${stderr.slice(-4000)}`));
+        try {
+          resolve(JSON.parse(last) as T);
+        } catch {
+          reject(new Error(`runner printed no JSON answer:\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`));
+        }
+      },
+    );
+  });
+}
+
+/** A stack of one example, with its own file:// backend, deployed against one emulator. */
+export class ExampleStack {
+  private constructor(
+    readonly example: string,
+    readonly workDir: string,
+    private readonly rootDir: string,
+    private readonly baseConfig: Config,
+  ) {}
+
+  static async create(example: string, baseConfig: Config): Promise<ExampleStack> {
+    const rootDir = await mkdtemp(path.join(os.tmpdir(), `cloudplatform-e2e-${example}-`));
+    const prepared = await callRunner<{ workDir: string }>({ op: "prepare", example, parentDir: rootDir });
+    return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
+  }
+
+  private run(op: string, config: Config = {}, removeConfig: readonly string[] = []): Promise<RunResult> {
+    return callRunner<RunResult>({
+      op,
+      workDir: this.workDir,
+      stateDir: path.join(this.rootDir, "state"),
+      stackName: "e2e",
+      config: { ...this.baseConfig, ...config },
+      removeConfig,
+    });
+  }
+
+  /** Runs an operation that must succeed, failing the test with the engine's message otherwise. */
+  private async runOk(op: string, config?: Config, removeConfig?: readonly string[]): Promise<RunResult> {
+    const result = await this.run(op, config, removeConfig);
+    if (!result.ok) throw new Error(`pulumi ${op} of ${this.example} failed:\n${result.error ?? ""}`);
+    return result;
+  }
+
+  up(config?: Config, removeConfig?: readonly string[]): Promise<RunResult> {
+    return this.runOk("up", config, removeConfig);
+  }
+  preview(config?: Config, removeConfig?: readonly string[]): Promise<RunResult> {
+    return this.runOk("preview", config, removeConfig);
+  }
+  /** A preview expected to fail: the result carries the engine's message. */
+  previewFailing(config?: Config): Promise<RunResult> {
+    return this.run("preview", config);
+  }
+  refresh(): Promise<RunResult> {
+    return this.runOk("refresh");
+  }
+  destroy(): Promise<RunResult> {
+    return this.runOk("destroy");
+  }
+  async exportState(): Promise<string> {
+    return (await this.runOk("export")).exported ?? "";
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.rootDir, { recursive: true, force: true });
+  }
+}
+
+/** A string output of an up, failing loudly when absent. */
+export function output(result: RunResult, name: string): string {
+  const value = result.outputs?.[name]?.value;
+  if (typeof value !== "string") throw new Error(`output "${name}" is ${JSON.stringify(value)}; outputs: ${Object.keys(result.outputs ?? {}).join(", ")}`);
+  return value;
+}
+
+/** Operation counts other than "same": an empty object means the engine planned no change. */
+export function changesOtherThanSame(result: RunResult): Record<string, number> {
+  return Object.fromEntries(Object.entries(result.changes ?? {}).filter(([op, n]) => op !== "same" && n > 0));
+}
+
+/** The ops the engine reported for the resource whose logical name is `name` ("replace", "update", ...). */
+export function opsOf(result: RunResult, name: string): string[] {
+  return (result.steps ?? []).filter((s) => s.name === name && !s.type.startsWith("pulumi:")).map((s) => s.op);
+}
