@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProvider } from "../../provider/plugin/provider.js";
 import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 
 const run = promisify(execFile);
@@ -221,6 +222,16 @@ describe("executable provider under the real engine", () => {
     plugin?.child.kill();
     await emulator?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the schema the provider serves passes the CLI's schema validator", async () => {
+    const file = path.join(dir, "schema.json");
+    await writeFile(file, await createProvider({ version: "0.1.0" }).getSchema!());
+    const { stdout } = await run(path.join(binDir, "pulumi"), ["package", "get-schema", file], {
+      cwd: dir,
+      env: { ...process.env, PULUMI_HOME: path.join(dir, "home"), PULUMI_SKIP_UPDATE_CHECK: "true" },
+    });
+    expect((JSON.parse(stdout) as { name: string }).name).toBe("cloudplatform");
   });
 
   it("up creates a bucket and a credential through the plugin, the secret marked secret", async () => {
