@@ -72,6 +72,10 @@ async function main() {
     const r = await stack.preview({ onEvent });
     return { steps, changes: r.changeSummary };
   }
+  if (request.op === "refresh") {
+    const r = await stack.refresh({ onEvent });
+    return { steps, changes: r.summary.resourceChanges };
+  }
   if (request.op === "destroy") {
     await stack.destroy({ onEvent });
     return { steps };
@@ -234,6 +238,14 @@ describe("executable provider under the real engine", () => {
     expect((JSON.parse(stdout) as { name: string }).name).toBe("cloudplatform");
   });
 
+  it("a first preview plans both creates (the credential's bucketId still unknown) and calls no API", async () => {
+    const preview = await op({ op: "preview" }, [bucket, credential]);
+    expect(opsOf(preview, "b")).toEqual(["create"]);
+    expect(opsOf(preview, "c")).toEqual(["create"]);
+    const state = (await (await fetch(`${emulator.baseUrl}/_emulator/state`)).json()) as { buckets: number };
+    expect(state.buckets).toBe(0);
+  });
+
   it("up creates a bucket and a credential through the plugin, the secret marked secret", async () => {
     const up = await op({ op: "up" }, [bucket, credential]);
     expect(opsOf(up, "b")).toContain("create");
@@ -266,9 +278,11 @@ describe("executable provider under the real engine", () => {
     expect(JSON.stringify(cred?.outputs?.["secretAccessKey"])).toContain("ciphertext");
   });
 
-  it("a preview right after up plans no change", async () => {
+  it("a preview right after up plans no change, and a refresh reads both back unchanged", async () => {
     const preview = await op({ op: "preview" }, [bucket, credential]);
     expect(preview.changes).toEqual({ same: 3 });
+    const refresh = await op({ op: "refresh" }, [bucket, credential]);
+    expect(refresh.changes).toEqual({ same: 3 });
   });
 
   // The engine's import step (Read with an id and no state, then the program's inputs checked
