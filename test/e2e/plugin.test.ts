@@ -166,7 +166,10 @@ describe("executable provider under the real engine", () => {
 
   async function op(request: Record<string, unknown>, resources: readonly Declared[]): Promise<Answer> {
     const config = Object.fromEntries(
-      Object.entries(providerConfig(emulator)).map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }]),
+      Object.entries({ ...providerConfig(emulator), ...(request["config"] as object | undefined) }).map(([k, v]) => [
+        k,
+        { value: (v as { value: string }).value, secret: (v as { secret?: boolean }).secret ?? false },
+      ]),
     );
     const env = {
       PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}`,
@@ -283,6 +286,13 @@ describe("executable provider under the real engine", () => {
     expect(preview.changes).toEqual({ same: 3 });
     const refresh = await op({ op: "refresh" }, [bucket, credential]);
     expect(refresh.changes).toEqual({ same: 3 });
+  });
+
+  it("a changed provider setting updates the provider, never the resources", async () => {
+    const moved = { "cloudplatform:apiUrl": { value: `${emulator.apiUrl}/` } };
+    const preview = await op({ op: "preview", config: moved }, [bucket, credential]);
+    expect(opsOf(preview, "b")).toEqual(["same"]);
+    expect(opsOf(preview, "c")).toEqual(["same"]);
   });
 
   // The engine's import step (Read with an id and no state, then the program's inputs checked
