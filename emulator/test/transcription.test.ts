@@ -300,7 +300,7 @@ describe("balance", () => {
       expect(status).toBe(200);
       expect(body.status).toBe("error");
       expect(body.error).toBe(
-        "insufficient_balance: the balance (US$0.0005) cannot cover the price (US$0.000667); add funds or enable auto-recharge",
+        "insufficient_balance: the balance (US$0.0005) cannot cover the price (US$0.000667)",
       );
       expect(h.service.getBalance()).toBe(0.0005);
       const small = await h.call("POST", "/v1/transcripts", { url: `${files.url}/silence5.wav` });

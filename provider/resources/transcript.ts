@@ -218,7 +218,11 @@ export function createTranscriptCore(
       } catch (error) {
         throw error instanceof Error ? prefix(ctx, error) : error;
       }
-      ctx.log.info(say(ctx, `job ${record.id} is ${record.status}`));
+      // A job that ended within the synchronous wait needs no progress line: the outcome follows.
+      if (!isFinished(record.status)) {
+        const next = inputs.waitForCompletion ? "waiting for it" : "not waiting (waitForCompletion is false)";
+        ctx.log.info(say(ctx, `job ${record.id} is ${record.status}; ${next}`));
+      }
       const outs = inputs.waitForCompletion ? await finish(ctx, api, inputs, record) : toOutputs(inputs, record);
       // Not partial state: the failed job was not charged, and the next `up` must start a new one.
       if (outs.status === "error") {

@@ -49,7 +49,10 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
     if ((await stat(media)).size > MAX_MEDIA_BYTES) throw tooLargeJobError();
     const seconds = await measureDuration(media, signal);
     if (seconds > MAX_AUDIO_SECONDS) {
-      throw new JobError("too_long", `the audio lasts ${Math.round(seconds)} s, over the 6 h limit; split it into parts`);
+      throw new JobError(
+        "too_long",
+        `the audio lasts ${Math.round(seconds)} s, over the 6 h limit; split it into parts`,
+      );
     }
     const price = priceUsd(seconds);
     current = { ...current, transcript: { ...current.transcript, audio_duration: round3(seconds), price_usd: price } };
@@ -57,7 +60,7 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
     if (!deps.ledger.hold(id, price)) {
       throw new JobError(
         "insufficient_balance",
-        `the balance (US$${formatUsd(available)}) cannot cover the price (US$${formatUsd(price)}); add funds or enable auto-recharge`,
+        `the balance (US$${formatUsd(available)}) cannot cover the price (US$${formatUsd(price)})`,
       );
     }
     await deps.store.save(current);
@@ -81,8 +84,11 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
   } catch (err) {
     if (signal.aborted) throw err;
     const failure =
-      err instanceof JobError ? err : new JobError("internal", `the emulator failed on this file (${(err as Error).message})`);
-    if (!(err instanceof JobError)) deps.logger.error("transcription: job failed unexpectedly", { id, error: String(err) });
+      err instanceof JobError
+        ? err
+        : new JobError("internal", `the emulator failed on this file (${(err as Error).message})`);
+    if (!(err instanceof JobError))
+      deps.logger.error("transcription: job failed unexpectedly", { id, error: String(err) });
     current = {
       ...current,
       transcript: {
@@ -127,9 +133,13 @@ async function transcribe(
     text = await engine.transcribe(wav, language, signal, timeoutMs);
   } catch (err) {
     if (signal.aborted) throw err;
-    throw new JobError("engine_failed", `the speech engine failed (${(err as Error).message}); try again or use another engine`);
+    throw new JobError(
+      "engine_failed",
+      `the speech engine failed (${(err as Error).message}); try again or use another engine`,
+    );
   }
-  const detected = language === "auto" && engine.languages !== undefined && engine.languages.has("en") ? "en" : language;
+  const detected =
+    language === "auto" && engine.languages !== undefined && engine.languages.has("en") ? "en" : language;
   return { text, language: detected };
 }
 
