@@ -17,6 +17,14 @@ async function main(): Promise<unknown> {
   return runOperation(request, await readProjectName(request.workDir));
 }
 
+// A wedged engine (e.g. a provider host that never answers) must fail the caller, not hang it.
+const deadlineSeconds = Number(process.env.CLOUDPLATFORM_RUNNER_TIMEOUT_SECONDS ?? 420);
+setTimeout(() => {
+  const op = (JSON.parse(process.argv[2] ?? "{}") as { op?: string }).op;
+  process.stdout.write(`\n${JSON.stringify({ op, ok: false, error: `runner: ${op} did not finish within ${deadlineSeconds} s` })}\n`);
+  process.exit(0);
+}, deadlineSeconds * 1000).unref();
+
 main().then(
   (answer) => {
     process.stdout.write(`\n${JSON.stringify(answer)}\n`);

@@ -68,7 +68,8 @@ export class ExampleStack {
 
   static async create(example: string, baseConfig: Config): Promise<ExampleStack> {
     const rootDir = await mkdtemp(path.join(os.tmpdir(), `cloudplatform-e2e-${example}-`));
-    const prepared = await callRunner<{ workDir: string }>({ op: "prepare", example, parentDir: rootDir });
+    const prepared = await callRunner<{ workDir?: string; error?: string }>({ op: "prepare", example, parentDir: rootDir });
+    if (!prepared.workDir) throw new Error(`preparing examples/${example} failed: ${prepared.error ?? "no workDir"}`);
     return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
   }
 
