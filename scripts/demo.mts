@@ -47,7 +47,12 @@ async function roundTrip(up: RunResult): Promise<void> {
   client.destroy();
 }
 
-async function writeConnectionFile(dir: string, emulator: RunningEmulator, ref: StackRef, up: RunResult): Promise<string> {
+async function writeConnectionFile(
+  dir: string,
+  emulator: RunningEmulator,
+  ref: StackRef,
+  up: RunResult,
+): Promise<string> {
   const file = path.join(dir, "connection.env");
   const q = (v: string): string => `'${v.replaceAll("'", "'\\''")}'`;
   const lines = [
@@ -101,7 +106,9 @@ async function main(): Promise<void> {
     if (ref) {
       step("pulumi destroy");
       const destroyed = expectOk(
-        await runOperation({ ...ref, op: "destroy" }, "cloudplatform-quickstart", { onOutput: (text) => void process.stdout.write(text) }),
+        await runOperation({ ...ref, op: "destroy" }, "cloudplatform-quickstart", {
+          onOutput: (text) => void process.stdout.write(text),
+        }),
       );
       console.log(`deleted: ${destroyed.changes?.delete ?? 0} resources`);
       ref = undefined;
@@ -140,7 +147,8 @@ async function main(): Promise<void> {
     );
     ref = stackRef;
     console.log("outputs (secrets masked):");
-    for (const [name, output] of Object.entries(up.outputs ?? {})) console.log(`  ${name.padEnd(16)} ${mask(output.value, output.secret)}`);
+    for (const [name, output] of Object.entries(up.outputs ?? {}))
+      console.log(`  ${name.padEnd(16)} ${mask(output.value, output.secret)}`);
 
     step("uploading and reading back an object with the new credential");
     await roundTrip(up);

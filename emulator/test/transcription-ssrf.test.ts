@@ -2,7 +2,14 @@ import { rmSync } from "node:fs";
 import type { LookupAddress } from "node:dns";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolveAll } from "../src/transcription/safe-fetch.js";
-import { makeAudio, startAudioServer, startService, waitForEnd, type AudioFiles, type Recorder } from "./fixtures/transcription-harness.js";
+import {
+  makeAudio,
+  startAudioServer,
+  startService,
+  waitForEnd,
+  type AudioFiles,
+  type Recorder,
+} from "./fixtures/transcription-harness.js";
 
 // Refusing private and internal addresses (spec §7, docs/api-contract.md §8.2, emulator-notes "Refusing
 // private and internal addresses"). Every refusal must happen before connecting: the audio server
@@ -22,25 +29,42 @@ afterAll(async () => {
 });
 
 const loopbackHosts = ["127.0.0.1", "127.1", "2130706433", "0x7f.0.0.1", "[::1]", "[::ffff:127.0.0.1]"];
-const internalHosts = ["0.0.0.0", "[::]", "169.254.169.254", "10.0.0.1", "192.168.1.1", "172.16.0.1", "100.64.0.1", "[fd00::1]", "[fe80::1]", "224.0.0.1"];
+const internalHosts = [
+  "0.0.0.0",
+  "[::]",
+  "169.254.169.254",
+  "10.0.0.1",
+  "192.168.1.1",
+  "172.16.0.1",
+  "100.64.0.1",
+  "[fd00::1]",
+  "[fe80::1]",
+  "224.0.0.1",
+];
 
 describe("with loopback refused (the default)", () => {
-  it.each([...loopbackHosts, ...internalHosts])("refuses http://%s with 400 url_not_allowed, never connecting", async (host) => {
-    const h = await startService({ allowLoopbackUrls: false });
-    try {
-      const before = files.requests.length;
-      const answer = await h.call("POST", "/v1/transcripts", { url: `http://${host}:${port}/speech.wav` });
-      expect(answer.status).toBe(400);
-      expect(answer.body.error.code).toBe("url_not_allowed");
-      expect(h.service.countTranscripts()).toBe(0);
-      expect(files.requests.length).toBe(before);
-      const hook = await h.call("POST", "/v1/transcripts", { url: "http://93.184.216.34/a.wav", webhookUrl: `http://${host}:${port}/hook` });
-      expect(hook.status).toBe(400);
-      expect(hook.body.error.code).toBe("url_not_allowed");
-    } finally {
-      await h.close();
-    }
-  });
+  it.each([...loopbackHosts, ...internalHosts])(
+    "refuses http://%s with 400 url_not_allowed, never connecting",
+    async (host) => {
+      const h = await startService({ allowLoopbackUrls: false });
+      try {
+        const before = files.requests.length;
+        const answer = await h.call("POST", "/v1/transcripts", { url: `http://${host}:${port}/speech.wav` });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error.code).toBe("url_not_allowed");
+        expect(h.service.countTranscripts()).toBe(0);
+        expect(files.requests.length).toBe(before);
+        const hook = await h.call("POST", "/v1/transcripts", {
+          url: "http://93.184.216.34/a.wav",
+          webhookUrl: `http://${host}:${port}/hook`,
+        });
+        expect(hook.status).toBe(400);
+        expect(hook.body.error.code).toBe("url_not_allowed");
+      } finally {
+        await h.close();
+      }
+    },
+  );
 
   it("refuses localhost (a name resolving to loopback) with 400 url_not_allowed", async () => {
     const h = await startService({ allowLoopbackUrls: false });
@@ -58,7 +82,8 @@ describe("with loopback refused (the default)", () => {
 
   it("refuses a name that resolves to a public address at check time and to loopback at connect time (rebinding)", async () => {
     const answers: LookupAddress[][] = [[{ address: "93.184.216.34", family: 4 }]];
-    const resolveAll: ResolveAll = (_host, callback) => callback(null, answers.shift() ?? [{ address: "127.0.0.1", family: 4 }]);
+    const resolveAll: ResolveAll = (_host, callback) =>
+      callback(null, answers.shift() ?? [{ address: "127.0.0.1", family: 4 }]);
     const h = await startService({ allowLoopbackUrls: false }, { resolveAll });
     try {
       const before = files.requests.length;
@@ -109,7 +134,9 @@ describe("with --allow-loopback-urls", () => {
   it("fetches from localhost", async () => {
     const h = await startService({ allowLoopbackUrls: true });
     try {
-      const answer = await h.call("POST", "/v1/transcripts?wait=false", { url: `http://localhost:${port}/silence5.wav` });
+      const answer = await h.call("POST", "/v1/transcripts?wait=false", {
+        url: `http://localhost:${port}/silence5.wav`,
+      });
       expect((await waitForEnd(h, answer.body.id)).status).toBe("done");
     } finally {
       await h.close();
@@ -131,7 +158,8 @@ describe("with --allow-loopback-urls", () => {
 
   it("still refuses a name resolving to a private address at connect time", async () => {
     const answers: LookupAddress[][] = [[{ address: "127.0.0.1", family: 4 }]];
-    const resolveAll: ResolveAll = (_host, callback) => callback(null, answers.shift() ?? [{ address: "192.168.1.1", family: 4 }]);
+    const resolveAll: ResolveAll = (_host, callback) =>
+      callback(null, answers.shift() ?? [{ address: "192.168.1.1", family: 4 }]);
     const h = await startService({ allowLoopbackUrls: true }, { resolveAll });
     try {
       const answer = await h.call("POST", "/v1/transcripts", { url: `http://audio.example:${port}/speech.wav` });

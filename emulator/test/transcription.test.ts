@@ -8,7 +8,6 @@ import {
   startAudioServer,
   startReceiver,
   startService,
-  TEST_KEY,
   waitForEnd,
   type AudioFiles,
   type Harness,
@@ -211,10 +210,14 @@ describe("uploads", () => {
     const slot = await h.call("POST", "/v1/transcripts/upload", {});
     const { request } = await import("node:http");
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(slot.body.uploadUrl, { method: "PUT", headers: { "content-length": String(2 * 1024 ** 3 + 1) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        slot.body.uploadUrl,
+        { method: "PUT", headers: { "content-length": String(2 * 1024 ** 3 + 1) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.write(Buffer.alloc(1024));
     });
@@ -241,9 +244,14 @@ describe("request validation", () => {
       ["POST", "/v1/transcripts/upload"],
       ["GET", "/v1/transcripts/tr_000000000000000000000000"],
     ] as const) {
-      const { status, body } = await h.call(method, path, method === "POST" ? { url: `${files.url}/speech.wav` } : undefined, {
-        authorization: "cp-wrong",
-      });
+      const { status, body } = await h.call(
+        method,
+        path,
+        method === "POST" ? { url: `${files.url}/speech.wav` } : undefined,
+        {
+          authorization: "cp-wrong",
+        },
+      );
       expect(status).toBe(401);
       expect(body.error.code).toBe("unauthorized");
     }
@@ -254,7 +262,13 @@ describe("request validation", () => {
     ["neither url nor uploadKey", { language: "en" }],
     ["an unknown language", { url: "http://127.0.0.1/a.wav", language: "xx" }],
     ["a three-letter language", { url: "http://127.0.0.1/a.wav", language: "eng" }],
-    ["101 glossary entries", { url: "http://127.0.0.1/a.wav", glossary: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`w${i}`, "x"])) }],
+    [
+      "101 glossary entries",
+      {
+        url: "http://127.0.0.1/a.wav",
+        glossary: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`w${i}`, "x"])),
+      },
+    ],
     ["a glossary key over 100 characters", { url: "http://127.0.0.1/a.wav", glossary: { ["k".repeat(101)]: "x" } }],
     ["a glossary value over 100 characters", { url: "http://127.0.0.1/a.wav", glossary: { k: "v".repeat(101) } }],
     ["a non-string glossary value", { url: "http://127.0.0.1/a.wav", glossary: { k: 1 } }],
@@ -268,16 +282,28 @@ describe("request validation", () => {
 
   it("accepts auto, yue, haw and exactly 100 glossary entries of 100 characters", async () => {
     for (const language of ["auto", "yue", "haw"]) {
-      const { status } = await h.call("POST", "/v1/transcripts?wait=false", { url: `${files.url}/silence5.wav`, language });
+      const { status } = await h.call("POST", "/v1/transcripts?wait=false", {
+        url: `${files.url}/silence5.wav`,
+        language,
+      });
       expect(status).toBe(202);
     }
-    const glossary = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${i}`.padEnd(100, "k"), "v".repeat(100)]));
-    const { status } = await h.call("POST", "/v1/transcripts?wait=false", { url: `${files.url}/silence5.wav`, glossary });
+    const glossary = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [`${i}`.padEnd(100, "k"), "v".repeat(100)]),
+    );
+    const { status } = await h.call("POST", "/v1/transcripts?wait=false", {
+      url: `${files.url}/silence5.wav`,
+      glossary,
+    });
     expect(status).toBe(202);
   });
 
   it("refuses non-http(s) urls and webhooks with 400 url_not_allowed", async () => {
-    for (const body of [{ url: "file:///etc/passwd" }, { url: "ftp://example.com/a.wav" }, { url: `${files.url}/a.wav`, webhookUrl: "gopher://x/" }]) {
+    for (const body of [
+      { url: "file:///etc/passwd" },
+      { url: "ftp://example.com/a.wav" },
+      { url: `${files.url}/a.wav`, webhookUrl: "gopher://x/" },
+    ]) {
       const answer = await h.call("POST", "/v1/transcripts", body);
       expect(answer.status).toBe(400);
       expect(answer.body.error.code).toBe("url_not_allowed");
@@ -299,9 +325,7 @@ describe("balance", () => {
       const { status, body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/silence61.wav` });
       expect(status).toBe(200);
       expect(body.status).toBe("error");
-      expect(body.error).toBe(
-        "insufficient_balance: the balance (US$0.0005) cannot cover the price (US$0.000667)",
-      );
+      expect(body.error).toBe("insufficient_balance: the balance (US$0.0005) cannot cover the price (US$0.000667)");
       expect(h.service.getBalance()).toBe(0.0005);
       const small = await h.call("POST", "/v1/transcripts", { url: `${files.url}/silence5.wav` });
       expect(small.body.status).toBe("done");
@@ -330,7 +354,10 @@ describe("balance", () => {
 describe("speech engines", () => {
   it("runs the --transcriber command with a 16 kHz mono WAV as last argument", async () => {
     const script = join(audio.dir, "fake-engine.sh");
-    execFileSync("sh", ["-c", `printf '%s\\n' '#!/bin/sh' 'soxi -r "$1"; soxi -c "$1"; echo "lang=$CLOUDPLATFORM_TRANSCRIBE_LANGUAGE"' > ${script}; chmod +x ${script}`]);
+    execFileSync("sh", [
+      "-c",
+      `printf '%s\\n' '#!/bin/sh' 'soxi -r "$1"; soxi -c "$1"; echo "lang=$CLOUDPLATFORM_TRANSCRIBE_LANGUAGE"' > ${script}; chmod +x ${script}`,
+    ]);
     const h = await startService({ transcriber: script });
     try {
       const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.mp3`, language: "de" });
@@ -363,7 +390,8 @@ describe("speech engines", () => {
     try {
       const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.wav`, language: "fr" });
       expect(body.status).toBe("done");
-      if (pocketsphinxInstalled) expect(body.text).toMatch(/^\[emulator: .*no model for language "fr"; audio of 2\.\d s received\]$/);
+      if (pocketsphinxInstalled)
+        expect(body.text).toMatch(/^\[emulator: .*no model for language "fr"; audio of 2\.\d s received\]$/);
     } finally {
       await h.close();
     }
@@ -382,8 +410,13 @@ describe("webhook", () => {
       expect(body.webhook_url).toBe(`${receiver.url}/hook?x=1`);
       await waitForEnd(h, body.id);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(receiver.requests).toEqual([{ path: "/hook?x=1", body: JSON.stringify({ data: { id: body.id, status: "done" } }) }]);
-      const failed = await h.call("POST", "/v1/transcripts", { url: `${files.url}/missing.wav`, webhookUrl: `${receiver.url}/hook` });
+      expect(receiver.requests).toEqual([
+        { path: "/hook?x=1", body: JSON.stringify({ data: { id: body.id, status: "done" } }) },
+      ]);
+      const failed = await h.call("POST", "/v1/transcripts", {
+        url: `${files.url}/missing.wav`,
+        webhookUrl: `${receiver.url}/hook`,
+      });
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(receiver.requests.map((r) => JSON.parse(r.body))).toEqual([
         { data: { id: body.id, status: "done" } },
@@ -401,7 +434,10 @@ describe("webhook", () => {
     await receiver.close();
     const h = await startService();
     try {
-      const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/silence5.wav`, webhookUrl: `${deadUrl}/hook` });
+      const { body } = await h.call("POST", "/v1/transcripts", {
+        url: `${files.url}/silence5.wav`,
+        webhookUrl: `${deadUrl}/hook`,
+      });
       expect(body.status).toBe("done");
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(h.logs.filter((l) => l.message === "transcription: webhook not delivered")).toHaveLength(1);

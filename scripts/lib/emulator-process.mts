@@ -19,7 +19,10 @@ export interface RunningEmulator extends EmulatorEndpoints {
 }
 
 /** Starts the emulator on free ports; its log (stderr and later stdout) goes to `logFile`. */
-export async function startEmulatorProcess(logFile: string, extraArgs: readonly string[] = []): Promise<RunningEmulator> {
+export async function startEmulatorProcess(
+  logFile: string,
+  extraArgs: readonly string[] = [],
+): Promise<RunningEmulator> {
   const cli = path.join(repoRoot, "emulator", "bin", "cloudplatform-emulator.js");
   const log = openSync(logFile, "a");
   const child = spawn(process.execPath, [cli, "--port", "0", ...extraArgs], { stdio: ["ignore", "pipe", log] });
@@ -27,7 +30,9 @@ export async function startEmulatorProcess(logFile: string, extraArgs: readonly 
   const lines = readline.createInterface({ input: child.stdout! });
   const endpoints = await new Promise<EmulatorEndpoints>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("the emulator printed no ready line within 30 s")), 30_000);
-    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code} before it was ready; see ${logFile}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the emulator exited with code ${code} before it was ready; see ${logFile}`)),
+    );
     lines.once("line", (line) => {
       clearTimeout(timer);
       try {

@@ -33,12 +33,19 @@ async function packRepository(): Promise<{ tarball: string; hash: string }> {
   const packDir = await mkdtemp(path.join(testCacheDir, "pack-"));
   try {
     // --ignore-scripts: `prepare` would rebuild; the callers build once before.
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", packDir, repoRoot], {
-      cwd: repoRoot,
-    });
+    const { stdout } = await run(
+      "npm",
+      ["pack", "--ignore-scripts", "--silent", "--pack-destination", packDir, repoRoot],
+      {
+        cwd: repoRoot,
+      },
+    );
     const name = stdout.trim().split("\n").pop() ?? "";
     const packed = path.join(packDir, name);
-    const hash = createHash("sha256").update(await readFile(packed)).digest("hex").slice(0, 16);
+    const hash = createHash("sha256")
+      .update(await readFile(packed))
+      .digest("hex")
+      .slice(0, 16);
     const tarball = path.join(testCacheDir, `pulumi-cloudplatform-${hash}.tgz`);
     await rename(packed, tarball);
     return { tarball, hash };
@@ -57,7 +64,8 @@ async function installDependencies(tarball: string, hash: string): Promise<strin
     return nodeModules;
   }
 
-  const pulumiVersion = createRequire(path.join(repoRoot, "package.json"))("@pulumi/pulumi/package.json").version as string;
+  const pulumiVersion = createRequire(path.join(repoRoot, "package.json"))("@pulumi/pulumi/package.json")
+    .version as string;
   const partial = await mkdtemp(path.join(testCacheDir, "deps-partial-"));
   log(`installing ${path.basename(tarball)} and @pulumi/pulumi@${pulumiVersion} (once per build)`);
   await writeFile(
@@ -67,7 +75,15 @@ async function installDependencies(tarball: string, hash: string): Promise<strin
   try {
     await run(
       "npm",
-      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", tarball, `@pulumi/pulumi@${pulumiVersion}`],
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        tarball,
+        `@pulumi/pulumi@${pulumiVersion}`,
+      ],
       { cwd: partial, maxBuffer: 64 * 1024 * 1024 },
     );
     await writeFile(path.join(partial, ".complete"), new Date().toISOString());
@@ -116,7 +132,8 @@ export interface PreparedExample {
  */
 export async function prepareExample(name: string, parentDir?: string): Promise<PreparedExample> {
   const source = path.join(examplesDir, name);
-  if (!(await exists(path.join(source, "Pulumi.yaml")))) throw new Error(`no example named "${name}" in ${examplesDir}`);
+  if (!(await exists(path.join(source, "Pulumi.yaml"))))
+    throw new Error(`no example named "${name}" in ${examplesDir}`);
   const nodeModules = await exampleDependencies();
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
   for (const file of exampleFiles) await cp(path.join(source, file), path.join(workDir, file));
@@ -151,12 +168,16 @@ async function compileEntry(workDir: string, nodeModules: string): Promise<void>
 
 function typecheck(ts: TypeScript, workDir: string): void {
   const configPath = path.join(workDir, "tsconfig.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, { noEmit: true }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error(`cannot read ${configPath}`);
   const program = ts.createProgram(parsed.fileNames, parsed.options);
   const diagnostics = ts.getPreEmitDiagnostics(program);

@@ -21,7 +21,9 @@ async function main(): Promise<unknown> {
 const deadlineSeconds = Number(process.env.CLOUDPLATFORM_RUNNER_TIMEOUT_SECONDS ?? 420);
 setTimeout(() => {
   const op = (JSON.parse(process.argv[2] ?? "{}") as { op?: string }).op;
-  process.stdout.write(`\n${JSON.stringify({ op, ok: false, error: `runner: ${op} did not finish within ${deadlineSeconds} s` })}\n`);
+  process.stdout.write(
+    `\n${JSON.stringify({ op, ok: false, error: `runner: ${op} did not finish within ${deadlineSeconds} s` })}\n`,
+  );
   process.exit(0);
 }, deadlineSeconds * 1000).unref();
 

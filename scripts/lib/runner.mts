@@ -134,7 +134,11 @@ function defaultOutput(): ((text: string) => void) | undefined {
   return process.env.CLOUDPLATFORM_RUNNER_VERBOSE ? (text) => void process.stderr.write(text) : undefined;
 }
 
-export async function runOperation(request: RunRequest, projectName: string, options: RunOptions = {}): Promise<RunResult> {
+export async function runOperation(
+  request: RunRequest,
+  projectName: string,
+  options: RunOptions = {},
+): Promise<RunResult> {
   const onOutput = options.onOutput ?? defaultOutput();
   const { op } = request;
   try {
@@ -142,7 +146,9 @@ export async function runOperation(request: RunRequest, projectName: string, opt
     const stack = await openStack(request, projectName);
     if (request.config && Object.keys(request.config).length > 0) {
       await stack.setAllConfig(
-        Object.fromEntries(Object.entries(request.config).map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }])),
+        Object.fromEntries(
+          Object.entries(request.config).map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }]),
+        ),
       );
     }
     if (request.removeConfig?.length) await stack.removeAllConfig([...request.removeConfig]);

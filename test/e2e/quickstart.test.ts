@@ -36,11 +36,14 @@ describe("examples/quickstart", () => {
   it("`pulumi stack export` holds no secret in plaintext, and __provider holds no credentials", async () => {
     const exported = await stack.exportState();
     const secrets = { apiKey: emulator.apiKey, token: emulator.token, s3Secret: output(up, "secretAccessKey") };
-    for (const [what, value] of Object.entries(secrets)) expect(exported.includes(value), `${what} in state`).toBe(false);
+    for (const [what, value] of Object.entries(secrets))
+      expect(exported.includes(value), `${what} in state`).toBe(false);
 
     const deployment = JSON.parse(exported) as { deployment: { resources: Array<Record<string, unknown>> } };
     const providers = deployment.deployment.resources.flatMap((r) =>
-      [r.inputs, r.outputs].map((props) => (props as Record<string, unknown> | undefined)?.__provider).filter((p) => typeof p === "string"),
+      [r.inputs, r.outputs]
+        .map((props) => (props as Record<string, unknown> | undefined)?.__provider)
+        .filter((p) => typeof p === "string"),
     ) as string[];
     expect(providers.length).toBeGreaterThan(0);
     for (const text of providers) {

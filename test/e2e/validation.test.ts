@@ -19,7 +19,14 @@ describe("validation at preview", () => {
     await emulator?.close();
   });
 
-  const cases: Array<{ what: string; stack: () => ExampleStack; config: Config; resource: string; property: string; hint: string }> = [
+  const cases: Array<{
+    what: string;
+    stack: () => ExampleStack;
+    config: Config;
+    resource: string;
+    property: string;
+    hint: string;
+  }> = [
     {
       what: "an invalid bucket name",
       stack: () => quickstart,

@@ -40,7 +40,10 @@ export async function downloadTo(
     try {
       response = await request(url, { dispatcher, signal, headersTimeout: 30_000, bodyTimeout: 60_000 });
     } catch (err) {
-      throw findJobError(err) ?? new JobError("download_failed", `could not fetch the url (${describe(err)}); check that it is reachable`);
+      throw (
+        findJobError(err) ??
+        new JobError("download_failed", `could not fetch the url (${describe(err)}); check that it is reachable`)
+      );
     }
     const { statusCode, headers, body } = response;
     if (statusCode >= 300 && statusCode < 400 && typeof headers.location === "string") {
@@ -50,7 +53,10 @@ export async function downloadTo(
     }
     if (statusCode < 200 || statusCode >= 300) {
       body.resume();
-      throw new JobError("download_failed", `the url answered HTTP ${statusCode}; check that it is public and still valid`);
+      throw new JobError(
+        "download_failed",
+        `the url answered HTTP ${statusCode}; check that it is public and still valid`,
+      );
     }
     const declared = Number(headers["content-length"]);
     if (Number.isFinite(declared) && declared > MAX_MEDIA_BYTES) {
@@ -72,7 +78,9 @@ export async function downloadTo(
       );
     } catch (err) {
       await rm(dest, { force: true });
-      throw findJobError(err) ?? new JobError("download_failed", `the download broke off (${describe(err)}); try again`);
+      throw (
+        findJobError(err) ?? new JobError("download_failed", `the download broke off (${describe(err)}); try again`)
+      );
     }
     return size;
   }

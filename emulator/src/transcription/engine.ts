@@ -84,21 +84,49 @@ export function splitCommand(command: string): string[] {
 }
 
 /** Converts any media to 16 kHz mono 16-bit WAV, the input every engine above expects. */
-export async function toSpeechWav(input: string, output: string, signal: AbortSignal, timeoutMs: number): Promise<void> {
+export async function toSpeechWav(
+  input: string,
+  output: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<void> {
   if (await hasTool("ffmpeg")) {
     await run(
       "ffmpeg",
-      ["-nostdin", "-v", "error", "-y", "-i", input, "-vn", "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", "-f", "wav", output],
+      [
+        "-nostdin",
+        "-v",
+        "error",
+        "-y",
+        "-i",
+        input,
+        "-vn",
+        "-ar",
+        "16000",
+        "-ac",
+        "1",
+        "-c:a",
+        "pcm_s16le",
+        "-f",
+        "wav",
+        output,
+      ],
       { signal, timeoutMs },
     ).catch((err: unknown) => {
-      throw new JobError("unsupported_media", `the audio could not be decoded (${(err as Error).message}); send a common format`);
+      throw new JobError(
+        "unsupported_media",
+        `the audio could not be decoded (${(err as Error).message}); send a common format`,
+      );
     });
     return;
   }
   if (await hasTool("sox")) {
     await run("sox", [input, "-r", "16000", "-c", "1", "-b", "16", "-t", "wav", output], { signal, timeoutMs }).catch(
       (err: unknown) => {
-        throw new JobError("unsupported_media", `the audio could not be decoded (${(err as Error).message}); send WAV or FLAC`);
+        throw new JobError(
+          "unsupported_media",
+          `the audio could not be decoded (${(err as Error).message}); send WAV or FLAC`,
+        );
       },
     );
     return;

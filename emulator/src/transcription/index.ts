@@ -39,13 +39,20 @@ const TRANSCRIPT_ID = /^tr_[0-9a-f]{24}$/;
  * The transcription API (spec §4.3, docs/api-contract.md §8): uploads, transcripts and the balance.
  * State lives in `<dataDir>/transcription/`.
  */
-export function createTranscriptionService(opts: TranscriptionOptions, hooks: TranscriptionTestHooks = {}): TranscriptionService {
+export function createTranscriptionService(
+  opts: TranscriptionOptions,
+  hooks: TranscriptionTestHooks = {},
+): TranscriptionService {
   const root = join(opts.dataDir, "transcription");
   const mediaDir = join(root, "media");
   const policy: AddressPolicy = { allowLoopback: opts.allowLoopbackUrls };
   const resolveAll = hooks.resolveAll ?? systemResolveAll;
   const dispatcher = createGuardedDispatcher(policy, resolveAll);
-  const store = new JobStore(opts.persistent ? join(root, "transcripts") : undefined, opts.retentionDays * 86_400_000, opts.logger);
+  const store = new JobStore(
+    opts.persistent ? join(root, "transcripts") : undefined,
+    opts.retentionDays * 86_400_000,
+    opts.logger,
+  );
   const uploads = new UploadStore(join(root, "uploads"), opts.persistent);
   const webhooks = new AbortController();
   let ledger: Ledger | undefined;
@@ -92,7 +99,9 @@ export function createTranscriptionService(opts: TranscriptionOptions, hooks: Tr
       .sort((a, b) => a.transcript.created_at.localeCompare(b.transcript.created_at));
     for (const job of unfinished) queue.enqueue(job.transcript.id);
   })();
-  ready.catch((err: unknown) => opts.logger.error("transcription: could not load the stored state", { error: String(err) }));
+  ready.catch((err: unknown) =>
+    opts.logger.error("transcription: could not load the stored state", { error: String(err) }),
+  );
 
   const purgeTimer = setInterval(() => {
     void Promise.all([store.purgeExpired(), uploads.purgeExpired()]).catch((err: unknown) =>
@@ -126,9 +135,14 @@ export function createTranscriptionService(opts: TranscriptionOptions, hooks: Tr
     const body = parsed.data;
     const wait = url.searchParams.get("wait");
     if (wait !== null && wait !== "false" && wait !== "true") {
-      throw new ApiError(400, "validation_error", "wait: must be `false` (or absent to wait up to the synchronous wait)");
+      throw new ApiError(
+        400,
+        "validation_error",
+        "wait: must be `false` (or absent to wait up to the synchronous wait)",
+      );
     }
-    const webhookUrl = body.webhookUrl === undefined ? null : parseFetchableUrl(body.webhookUrl, "webhookUrl", policy).toString();
+    const webhookUrl =
+      body.webhookUrl === undefined ? null : parseFetchableUrl(body.webhookUrl, "webhookUrl", policy).toString();
     const id = `tr_${randomBytes(12).toString("hex")}`;
     let source: StoredJob["source"];
     if (body.url !== undefined) {
@@ -137,7 +151,11 @@ export function createTranscriptionService(opts: TranscriptionOptions, hooks: Tr
       source = { kind: "url", url: target.toString() };
     } else {
       if (!UPLOAD_KEY.test(body.uploadKey!)) {
-        throw new ApiError(400, "validation_error", "uploadKey is unknown, expired or already used; upload the file again");
+        throw new ApiError(
+          400,
+          "validation_error",
+          "uploadKey is unknown, expired or already used; upload the file again",
+        );
       }
       await uploads.consume(body.uploadKey!, mediaPath(mediaDir, id));
       source = { kind: "upload", file: body.uploadKey! };
@@ -200,10 +218,15 @@ export function createTranscriptionService(opts: TranscriptionOptions, hooks: Tr
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? "GET";
     const path = url.pathname;
-    const count = (template: string, write: boolean): void => opts.counter.count("transcription", `${method} ${template}`, write);
+    const count = (template: string, write: boolean): void =>
+      opts.counter.count("transcription", `${method} ${template}`, write);
     const authenticate = (): void => {
       if (!opts.authenticate(req)) {
-        throw new ApiError(401, "unauthorized", "missing or invalid credential; send `Authorization: <api key>` or `Bearer <jwt>`");
+        throw new ApiError(
+          401,
+          "unauthorized",
+          "missing or invalid credential; send `Authorization: <api key>` or `Bearer <jwt>`",
+        );
       }
     };
     const uploadMatch = /^\/v1\/uploads\/([^/]+)$/.exec(path);
@@ -241,8 +264,11 @@ export function createTranscriptionService(opts: TranscriptionOptions, hooks: Tr
         await route(req, res, url);
       } catch (err) {
         const apiError =
-          err instanceof ApiError ? err : new ApiError(500, "internal", "the emulator failed on this request; see its log");
-        if (!(err instanceof ApiError)) opts.logger.error("transcription: request failed", { path: url.pathname, error: String(err) });
+          err instanceof ApiError
+            ? err
+            : new ApiError(500, "internal", "the emulator failed on this request; see its log");
+        if (!(err instanceof ApiError))
+          opts.logger.error("transcription: request failed", { path: url.pathname, error: String(err) });
         if (res.headersSent) {
           res.destroy();
           return;

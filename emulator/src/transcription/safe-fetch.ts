@@ -41,8 +41,10 @@ export function createGuardedDispatcher(policy: AddressPolicy, resolveAll: Resol
       if (err) return callback(err, []);
       const refusal = checkResolved(addresses, hostname, policy);
       if (refusal) return callback(refusal, []);
-      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-      if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+      const wanted =
+        options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+      if (wanted.length === 0)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
       if (options.all) return callback(null, wanted);
       return callback(null, wanted[0]!.address, wanted[0]!.family);
     });

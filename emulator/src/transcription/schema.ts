@@ -18,7 +18,10 @@ export const CreateTranscriptBody = z
     webhookUrl: z.string().min(1).optional(),
     glossary: z
       .record(
-        z.string().min(1, "glossary keys must not be empty").max(MAX_GLOSSARY_CHARS, `glossary keys are at most ${MAX_GLOSSARY_CHARS} characters`),
+        z
+          .string()
+          .min(1, "glossary keys must not be empty")
+          .max(MAX_GLOSSARY_CHARS, `glossary keys are at most ${MAX_GLOSSARY_CHARS} characters`),
         z.string().max(MAX_GLOSSARY_CHARS, `glossary values are at most ${MAX_GLOSSARY_CHARS} characters`),
       )
       .refine((glossary) => Object.keys(glossary).length <= MAX_GLOSSARY_ENTRIES, {

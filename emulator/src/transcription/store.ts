@@ -54,7 +54,9 @@ export class JobStore {
     const dir = this.dir;
     if (dir === undefined) return Promise.resolve();
     const snapshot = structuredClone(job);
-    return this.queueFor(job.transcript.id).enqueue(() => writeJsonAtomic(join(dir, `${job.transcript.id}.json`), snapshot));
+    return this.queueFor(job.transcript.id).enqueue(() =>
+      writeJsonAtomic(join(dir, `${job.transcript.id}.json`), snapshot),
+    );
   }
 
   async purgeExpired(): Promise<void> {

@@ -36,7 +36,12 @@ export function run(file: string, args: readonly string[], options: RunOptions):
     execFile(
       file,
       args,
-      { timeout: options.timeoutMs, signal: options.signal, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env },
+      {
+        timeout: options.timeoutMs,
+        signal: options.signal,
+        maxBuffer: 64 * 1024 * 1024,
+        env: options.env ?? process.env,
+      },
       (err, stdout, stderr) => {
         if (err) {
           const tail = String(stderr).trim().split("\n").slice(-2).join(" ").slice(0, 300);

@@ -18,7 +18,8 @@ const UploadSlot = z.object({
 });
 type UploadSlot = z.infer<typeof UploadSlot>;
 
-const tooLarge = (): ApiError => new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
+const tooLarge = (): ApiError =>
+  new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
 
 /**
  * Upload slots (docs/api-contract.md §8.1): a key plus a one-time token carried in the uploadUrl.
@@ -56,8 +57,16 @@ export class UploadStore {
   /** Streams a PUT body to disk, enforcing the 2 GB limit while reading. */
   async receive(key: string, token: string | null, req: IncomingMessage): Promise<number> {
     const slot = this.live(key);
-    if (slot === undefined || token === null || !timingSafeEqual(Buffer.from(sha256(token), "hex"), Buffer.from(slot.tokenSha256, "hex"))) {
-      throw new ApiError(404, "not_found", "this upload URL is unknown, expired or already used; ask for a new one with POST /v1/transcripts/upload");
+    if (
+      slot === undefined ||
+      token === null ||
+      !timingSafeEqual(Buffer.from(sha256(token), "hex"), Buffer.from(slot.tokenSha256, "hex"))
+    ) {
+      throw new ApiError(
+        404,
+        "not_found",
+        "this upload URL is unknown, expired or already used; ask for a new one with POST /v1/transcripts/upload",
+      );
     }
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > MAX_MEDIA_BYTES) throw tooLarge();
@@ -92,7 +101,11 @@ export class UploadStore {
   async consume(key: string, dest: string): Promise<void> {
     const slot = this.live(key);
     if (slot === undefined) {
-      throw new ApiError(400, "validation_error", "uploadKey is unknown, expired or already used; upload the file again");
+      throw new ApiError(
+        400,
+        "validation_error",
+        "uploadKey is unknown, expired or already used; upload the file again",
+      );
     }
     if (slot.size === null) {
       throw new ApiError(400, "validation_error", "uploadKey has no file yet; PUT the file to its uploadUrl first");

@@ -16,7 +16,11 @@ export function parseFetchableUrl(raw: string, field: string, policy: AddressPol
     throw new ApiError(400, "url_not_allowed", `${field} must use http or https, not ${url.protocol.replace(":", "")}`);
   }
   if (url.username !== "" || url.password !== "") {
-    throw new ApiError(400, "validation_error", `${field} must not carry user credentials; use a public or presigned URL`);
+    throw new ApiError(
+      400,
+      "validation_error",
+      `${field} must not carry user credentials; use a public or presigned URL`,
+    );
   }
   const host = unbracket(url.hostname);
   if (isIpLiteral(host)) {

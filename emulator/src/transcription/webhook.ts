@@ -26,9 +26,17 @@ export async function deliverWebhook(
       bodyTimeout: WEBHOOK_TIMEOUT_MS,
     });
     await response.body.dump();
-    logger.info("transcription: webhook delivered", { id: transcript.id, host: target.host, status: response.statusCode });
+    logger.info("transcription: webhook delivered", {
+      id: transcript.id,
+      host: target.host,
+      status: response.statusCode,
+    });
   } catch (err) {
     // One attempt only (spec §6): the receiver reads the result with GET /v1/transcripts/{id}.
-    logger.warn("transcription: webhook not delivered", { id: transcript.id, host: target.host, error: (err as Error).message });
+    logger.warn("transcription: webhook not delivered", {
+      id: transcript.id,
+      host: target.host,
+      error: (err as Error).message,
+    });
   }
 }

@@ -35,7 +35,11 @@ export interface RunResult {
 
 /** The environment of a child: no CLOUDPLATFORM_* from the developer's shell may reach the provider. */
 function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR"));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR",
+    ),
+  );
 }
 
 function callRunner<T>(request: object): Promise<T> {
@@ -68,7 +72,11 @@ export class ExampleStack {
 
   static async create(example: string, baseConfig: Config): Promise<ExampleStack> {
     const rootDir = await mkdtemp(path.join(os.tmpdir(), `cloudplatform-e2e-${example}-`));
-    const prepared = await callRunner<{ workDir?: string; error?: string }>({ op: "prepare", example, parentDir: rootDir });
+    const prepared = await callRunner<{ workDir?: string; error?: string }>({
+      op: "prepare",
+      example,
+      parentDir: rootDir,
+    });
     if (!prepared.workDir) throw new Error(`preparing examples/${example} failed: ${prepared.error ?? "no workDir"}`);
     return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
   }
@@ -119,7 +127,10 @@ export class ExampleStack {
 /** A string output of an up, failing loudly when absent. */
 export function output(result: RunResult, name: string): string {
   const value = result.outputs?.[name]?.value;
-  if (typeof value !== "string") throw new Error(`output "${name}" is ${JSON.stringify(value)}; outputs: ${Object.keys(result.outputs ?? {}).join(", ")}`);
+  if (typeof value !== "string")
+    throw new Error(
+      `output "${name}" is ${JSON.stringify(value)}; outputs: ${Object.keys(result.outputs ?? {}).join(", ")}`,
+    );
   return value;
 }
 
