@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, writeFileSync, ftruncateSync } from "node:fs";
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +23,10 @@ function reasons(news: Props, apiUrl?: string): string[] {
 
 // Preview must not call the API: any request fails the test.
 beforeAll(() => nock.disableNetConnect());
-afterAll(() => nock.enableNetConnect());
+afterAll(() => {
+  nock.enableNetConnect();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("Transcript check", () => {
   it("applies defaults and computes the content hash of a file source", () => {
