@@ -1,18 +1,10 @@
 /**
- * Two kinds of failure: an ApiError refuses a request (HTTP status + `{error:{code,message}}`,
+ * Two kinds of failure: an ApiError (shared with the management API) refuses a request (HTTP status + `{error:{code,message}}`,
  * docs/api-contract.md §2.1); a JobError ends a transcript in status `error` with
  * `"<code>: <detail>"` (spec §2). Messages never carry secrets (upload tokens, keys).
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
+// The JSON areas share one refusal type (docs/api-contract.md §2.1).
+export { ApiError } from "../api-error.js";
 
 export type JobErrorCode =
   | "url_not_allowed"

@@ -6,7 +6,7 @@ import type { TranscriptionOptions, TranscriptionService } from "../interfaces.j
 import { isIpLiteral, type AddressPolicy } from "./address-policy.js";
 import { detectEngine } from "./engine.js";
 import { ApiError } from "./errors.js";
-import { discardBody, readJsonBody, sendError, sendJson } from "./http.js";
+import { readJsonBody, sendApiError, sendJson } from "../http-io.js";
 import { Ledger } from "./ledger.js";
 import { MAX_MEDIA_BYTES } from "./limits.js";
 import { mediaPath, processJob, type ProcessorDeps } from "./processor.js";
@@ -111,7 +111,7 @@ export function createTranscriptionService(
   purgeTimer.unref();
 
   async function createUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJsonBody(req);
+    const body = (await readJsonBody(req)) ?? {};
     const size = typeof body === "object" && body !== null ? (body as { size?: unknown }).size : undefined;
     if (typeof size === "number" && size > MAX_MEDIA_BYTES) {
       throw new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
@@ -130,7 +130,7 @@ export function createTranscriptionService(
   }
 
   async function createTranscript(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const parsed = CreateTranscriptBody.safeParse(await readJsonBody(req));
+    const parsed = CreateTranscriptBody.safeParse((await readJsonBody(req)) ?? {});
     if (!parsed.success) throw new ApiError(400, "validation_error", describeIssues(parsed.error));
     const body = parsed.data;
     const wait = url.searchParams.get("wait");
@@ -276,9 +276,9 @@ export function createTranscriptionService(
         if (!req.readableEnded) {
           // The body was not (fully) read, e.g. an over-2 GB upload refused up front: do not read it, close instead.
           res.setHeader("connection", "close");
-          discardBody(req);
+          req.resume();
         }
-        sendError(res, apiError);
+        sendApiError(res, apiError);
       }
     },
     getBalance: () => ledger?.available() ?? opts.initialBalanceUsd,
