@@ -180,12 +180,18 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
 
   async read(ctx, id, state) {
     try {
-      const live = await getBucket(client(ctx), id);
+      const api = client(ctx);
+      const live = await getBucket(api, id);
+      // State from a refresh keeps its derived outputs; an import starts without them.
+      const createdAt = state.createdAt ?? live.created_at;
       const outs: BucketOutputs = {
         ...state,
         bucketId: live.id,
         name: live.name,
         storageClass: live.storage_class ?? state.storageClass,
+        s3Endpoint: state.s3Endpoint || (api.settings.s3Url ?? ""),
+        region: state.region || s3Region,
+        ...(createdAt === undefined ? {} : { createdAt }),
       };
       const inputs: BucketInputs = {
         name: outs.name,

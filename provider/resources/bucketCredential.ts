@@ -131,7 +131,17 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
         `BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`,
       );
     }
-    const outs: BucketCredentialOutputs = { ...state, active };
+    // State from a refresh keeps its derived outputs; an import starts without them.
+    const api = client(ctx);
+    const bucketName = state.bucketName || (await getBucket(api, state.bucketId)).name;
+    const outs: BucketCredentialOutputs = {
+      ...state,
+      accessKeyId: state.accessKeyId || id,
+      active,
+      bucketName,
+      s3Endpoint: state.s3Endpoint || (api.settings.s3Url ?? ""),
+      region: state.region || s3Region,
+    };
     return { id, outs, inputs: withRotate({ bucketId: state.bucketId, active }, state.rotateWhenChanged) };
   },
 

@@ -314,7 +314,7 @@ describe("executable provider under the real engine", () => {
         type: "BucketCredential",
         name: "imported-cred",
         inputs: { bucketId: outside.bucketId },
-        outputs: ["accessKeyId", "secretAccessKey"],
+        outputs: ["accessKeyId", "secretAccessKey", "bucketName", "s3Endpoint", "region"],
         importId: `${outside.bucketId}/${outside.accessKeyId}`,
       },
     ];
@@ -325,6 +325,10 @@ describe("executable provider under the real engine", () => {
     expect(up.outputs?.["imported-cred.accessKeyId"]?.value).toBe(outside.accessKeyId);
     // The secret is returned only when a credential is created: an import cannot have it.
     expect(up.outputs?.["imported-cred.secretAccessKey"]?.value).toBeUndefined();
+    // Everything else an S3 client needs is filled in by the import's read.
+    expect(up.outputs?.["imported-cred.bucketName"]?.value).toBe(`${bucketName}-outside`);
+    expect(up.outputs?.["imported-cred.s3Endpoint"]?.value).toBe(emulator.s3Url);
+    expect(up.outputs?.["imported-cred.region"]?.value).toBe("us-east-1");
 
     const exported = await op({ op: "export" }, []);
     const ids = Object.fromEntries((exported.deployment?.resources ?? []).map((r) => [r.urn.split("::").pop(), r.id]));

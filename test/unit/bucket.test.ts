@@ -144,6 +144,20 @@ describe("Bucket operations", () => {
     expect(r.inputs).toEqual({ name: "logs-abc", storageClass: "Archive", forceDestroy: false, adopt: false });
   });
 
+  it("fills the derived outputs when read starts from an import (no previous state)", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs", storage_class: "Standard", created_at: "2026-11-01T00:00:00Z" });
+    const r = await bucketCore.read(ctx(), "bkt_1", {} as typeof state);
+    expect(r.outs).toMatchObject({
+      bucketId: "bkt_1",
+      name: "logs",
+      s3Endpoint: s3,
+      region: "us-east-1",
+      createdAt: "2026-11-01T00:00:00Z",
+    });
+  });
+
   it("reads a deleted bucket as gone", async () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")

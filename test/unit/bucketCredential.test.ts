@@ -110,6 +110,17 @@ describe("BucketCredential operations", () => {
     expect(log.logs[0]?.message).toContain("deactivated outside Pulumi");
   });
 
+  it("fills the derived outputs when read starts from an import (no previous state)", async () => {
+    nock(base)
+      .get(creds)
+      .reply(200, [{ access_key_id: "CPAK1", active: true }]);
+    nock(base).get("/object-storage/buckets/bkt_1").reply(200, { id: "bkt_1", name: "logs" });
+    const imported = { bucketId: "bkt_1" } as BucketCredentialOutputs;
+    const r = await bucketCredentialCore.read(ctx(), "CPAK1", imported);
+    expect(r.outs).toMatchObject({ accessKeyId: "CPAK1", bucketName: "logs", s3Endpoint: s3, region: "us-east-1" });
+    expect(r.outs?.secretAccessKey).toBeUndefined();
+  });
+
   it("reads a deleted credential, or one of a deleted bucket, as gone", async () => {
     nock(base).get(creds).reply(200, []);
     expect(await bucketCredentialCore.read(ctx(), "CPAK1", state)).toEqual({});

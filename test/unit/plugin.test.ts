@@ -159,7 +159,15 @@ describe("create, read, update, delete", () => {
     nock(base)
       .get(creds)
       .reply(200, [{ access_key_id: "CPAK1", active: false }]);
-    const state = { bucketId: "bkt_1", accessKeyId: "CPAK1", secretAccessKey: wrap(secretKey), active: true };
+    const state = {
+      bucketId: "bkt_1",
+      accessKeyId: "CPAK1",
+      secretAccessKey: wrap(secretKey),
+      active: true,
+      bucketName: "logs",
+      s3Endpoint: s3,
+      region: "us-east-1",
+    };
     const r = await read("CPAK1", urn("BucketCredential", "c"), state);
     expect(r.id).toBe("CPAK1");
     expect(r.props).toMatchObject({ active: false, secretAccessKey: wrap(secretKey) });
@@ -259,9 +267,18 @@ describe("pulumi import (read with an id and no state)", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1/credentials")
       .reply(200, [{ access_key_id: "CPAK7", active: true }]);
+    nock(base).get("/object-storage/buckets/bkt_1").reply(200, { id: "bkt_1", name: "logs" });
     const r = await read("bkt_1/CPAK7", urn("BucketCredential", "c"), {});
     expect(r.id).toBe("CPAK7");
-    expect(r.props).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK7", active: true });
+    // The derived outputs are filled, so an S3 client can be configured from an imported credential.
+    expect(r.props).toEqual({
+      bucketId: "bkt_1",
+      accessKeyId: "CPAK7",
+      active: true,
+      bucketName: "logs",
+      s3Endpoint: s3,
+      region: "us-east-1",
+    });
     expect(r.inputs).toEqual({ bucketId: "bkt_1", active: true });
   });
 
