@@ -2,18 +2,9 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { autoName, bucketCore, type BucketOutputs } from "../../provider/resources/bucket.js";
 import { unknownValue } from "../../provider/core.js";
-import { base, ctx, s3, thrown, useApi } from "./support.js";
+import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 
-const state: BucketOutputs = {
-  bucketId: "bkt_1",
-  name: "logs-abc",
-  storageClass: "Standard",
-  forceDestroy: false,
-  adopt: false,
-  adopted: false,
-  s3Endpoint: s3,
-  region: "us-east-1",
-};
+const state: BucketOutputs = { ...bucketState, name: "logs-abc" };
 
 describe("Bucket check", () => {
   it("generates <resource name>-<7 chars> when name is omitted, and keeps it across checks", () => {

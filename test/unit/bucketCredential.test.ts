@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
-import { base, ctx, s3, thrown, useApi } from "./support.js";
+import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 
 const secret = "SecretValue-abcdefghijklmnop";
 const newSecret = "NewSecretValue-qrstuvwxyz0123";
@@ -13,17 +13,6 @@ const state: BucketCredentialOutputs = {
   secretAccessKey: secret,
   active: true,
   bucketName: "logs",
-  s3Endpoint: s3,
-  region: "us-east-1",
-};
-
-const bucketState = {
-  bucketId: "bkt_1",
-  name: "logs",
-  storageClass: "Standard",
-  forceDestroy: false,
-  adopt: false,
-  adopted: false,
   s3Endpoint: s3,
   region: "us-east-1",
 };

@@ -7,7 +7,7 @@ import type { Logger } from "../../provider/core.js";
 import { unknownValue } from "../../provider/core.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
 import { createProvider } from "../../provider/plugin/provider.js";
-import { apiKey, base, s3, thrown, useApi } from "./support.js";
+import { apiKey, base, bucketState, s3, thrown, useApi } from "./support.js";
 
 const sigKey = "4dabf18193072939515e22adb298388d";
 const secretSig = "1b47061264138c4ac30d75fd1eb44270";
@@ -81,16 +81,6 @@ describe("check", () => {
 
 describe("diff", () => {
   useApi();
-  const bucketState = {
-    bucketId: "bkt_1",
-    name: "logs",
-    storageClass: "Standard",
-    forceDestroy: false,
-    adopt: false,
-    adopted: false,
-    s3Endpoint: s3,
-    region: "us-east-1",
-  };
   const news = { name: "logs", storageClass: "Standard", forceDestroy: false, adopt: false };
 
   it("reports no change, an in-place update, or a delete-first replacement as the core decides", async () => {

@@ -3,12 +3,25 @@ import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { resetConfigState, setConfiguredValues } from "../../provider/config.js";
 import type { CallContext } from "../../provider/core.js";
+import type { BucketOutputs } from "../../provider/resources/bucket.js";
 import { setClientOptions } from "../../provider/runtime.js";
 import { clearCredentialListCache } from "../../provider/resources/credentialList.js";
 
 export const base = "http://api.cloudplatform.test";
 export const s3 = "http://s3.cloudplatform.test";
 export const apiKey = "cp-unitTestKey_0123456789abcdef";
+/** A bucket as the state holds it after create (the credential and plugin tests read it too). */
+export const bucketState: BucketOutputs = {
+  bucketId: "bkt_1",
+  name: "logs",
+  storageClass: "Standard",
+  forceDestroy: false,
+  adopt: false,
+  adopted: false,
+  s3Endpoint: s3,
+  region: "us-east-1",
+};
+
 export const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlMTIzNDU2";
 
 export interface Logged {
