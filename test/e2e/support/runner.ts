@@ -4,34 +4,14 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+// Types only (erased at run time): vitest never loads the runner's modules, which run in children.
+import type { ConfigEntry, RunResult, Step } from "../../../scripts/lib/runner.mts";
 
 const repoRoot = path.resolve(__dirname, "..", "..", "..");
 const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
 
-export interface ConfigEntry {
-  readonly value: string;
-  readonly secret?: boolean;
-}
+export type { ConfigEntry, RunResult, Step };
 export type Config = Readonly<Record<string, ConfigEntry>>;
-
-/** Mirrors scripts/lib/runner.mts (kept apart: vitest must not load the runner's modules). */
-export interface Step {
-  readonly urn: string;
-  readonly type: string;
-  readonly name: string;
-  readonly op: string;
-  readonly diffs: readonly string[];
-}
-export interface RunResult {
-  readonly op: string;
-  readonly ok: boolean;
-  readonly changes?: Record<string, number>;
-  readonly steps?: readonly Step[];
-  readonly outputs?: Record<string, { value: unknown; secret: boolean }>;
-  readonly stdout?: string;
-  readonly exported?: string;
-  readonly error?: string;
-}
 
 /** The environment of a child: no CLOUDPLATFORM_* from the developer's shell may reach the provider. */
 function childEnv(): NodeJS.ProcessEnv {
