@@ -307,7 +307,7 @@ describe("executable provider under the real engine", () => {
         type: "Bucket",
         name: "imported",
         inputs: { name: `${bucketName}-outside`, storageClass: "Standard" },
-        outputs: ["bucketId"],
+        outputs: ["bucketId", "s3Endpoint", "region"],
         importId: outside.bucketId,
       },
       {
@@ -322,6 +322,8 @@ describe("executable provider under the real engine", () => {
     expect(opsOf(up, "imported")).toEqual(["import"]);
     expect(opsOf(up, "imported-cred")).toEqual(["import"]);
     expect(up.outputs?.["imported.bucketId"]?.value).toBe(outside.bucketId);
+    expect(up.outputs?.["imported.s3Endpoint"]?.value).toBe(emulator.s3Url);
+    expect(up.outputs?.["imported.region"]?.value).toBe("us-east-1");
     expect(up.outputs?.["imported-cred.accessKeyId"]?.value).toBe(outside.accessKeyId);
     // The secret is returned only when a credential is created: an import cannot have it.
     expect(up.outputs?.["imported-cred.secretAccessKey"]?.value).toBeUndefined();

@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { autoName, bucketCore, type BucketOutputs } from "../../provider/resources/bucket.js";
 import { unknownValue } from "../../provider/core.js";
-import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
+import { base, bucketState, configureDefaults, ctx, s3, thrown, useApi } from "./support.js";
 
 const state: BucketOutputs = { ...bucketState, name: "logs-abc" };
 
@@ -147,6 +147,17 @@ describe("Bucket operations", () => {
       region: "us-east-1",
       createdAt: "2026-11-01T00:00:00Z",
     });
+  });
+
+  it("leaves a refreshed state as it was, endpoint included, so the next preview plans no change", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs-abc", storage_class: "Standard" });
+    // The endpoint in state is the one the bucket was created with, whatever the config says now.
+    configureDefaults({ "cloudplatform:s3Url": "http://127.0.0.1:1/elsewhere" });
+    const r = await bucketCore.read(ctx(), "bkt_1", state);
+    expect(r.outs).toEqual(state);
+    expect(bucketCore.diff(ctx(), "bkt_1", r.outs as BucketOutputs, r.inputs as typeof inputs).changes).toBe(false);
   });
 
   it("reads a deleted bucket as gone", async () => {
