@@ -46,6 +46,43 @@ export interface ReadResult<I, O> {
   readonly inputs?: I;
 }
 
+/** Where an import's read starts: the id the core knows the object by, and the least state its read needs. */
+export interface ImportTarget {
+  readonly id: string;
+  readonly state: Props;
+}
+
+/**
+ * How `pulumi import` adopts an object the stack never created (executable provider only: dynamic
+ * resources cannot be imported). The engine hands read an import id and no state; each core's read
+ * needs a different minimum, which only the core knows.
+ */
+export type ImportSupport =
+  | {
+      readonly supported: true;
+      /**
+       * Turns an import id into where read starts. Throws a `CLOUDPLATFORM_IMPORT_ID_INVALID` error
+       * showing the expected shape for an id of the wrong shape.
+       */
+      target(importId: string): ImportTarget;
+      /**
+       * The id the core's other calls expect, given either an import id or the id the core returned.
+       * Absent: the import id is already the core's id.
+       */
+      coreId?(id: string): string;
+    }
+  | {
+      readonly supported: false;
+      /** Why, and what to do instead; completes "<Type> cannot be imported: …". */
+      readonly reason: string;
+    };
+
+/** Import by the core's own id, read from the id alone (no state needed). */
+export const importById: ImportSupport = {
+  supported: true,
+  target: (importId) => ({ id: importId, state: {} }),
+};
+
 /** Services a core receives from its host for one call. */
 export interface CallContext {
   /** The resource's logical name, for messages (`Bucket "logs": …`). Empty when the host does not know it. */
@@ -76,6 +113,8 @@ export interface ResourceCore<I, O> {
   readonly type: string;
   /** Output names that hold secrets (become `additionalSecretOutputs`). */
   readonly secretOutputs: readonly string[];
+  /** How `pulumi import` reaches this resource. Absent: the resource cannot be imported. */
+  readonly importing?: ImportSupport;
   check(ctx: CallContext, olds: Partial<I> | undefined, news: Props): CheckResult<I>;
   diff(ctx: CallContext, id: string, olds: O, news: I): DiffResult;
   create(ctx: CallContext, inputs: I): Promise<CreateResult<O>>;

@@ -9,7 +9,7 @@ import type { CallContext, Logger, Props } from "../core.js";
 import { redact } from "../redact.js";
 import { coreFor } from "./cores.js";
 import { annotate, hostError } from "./errors.js";
-import { coreId, importTarget } from "./importIds.js";
+import { coreId, importTarget } from "./importing.js";
 import { stderrLogger } from "./logger.js";
 import { schemaJson } from "./schema.js";
 import { decode, encode } from "./wire.js";
@@ -53,7 +53,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
     async diff(id, urn, olds, news) {
       const { core, name } = coreFor(urn);
       try {
-        const d = core.diff(context(name, true), coreId(core.type, id), decode(olds).props, decode(news).props);
+        const d = core.diff(context(name, true), coreId(core, id), decode(olds).props, decode(news).props);
         return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
       } catch (err) {
         throw annotate(err, core.type, name);
@@ -80,8 +80,8 @@ export function createProvider(options: PluginOptions): provider.Provider {
         // No state: `pulumi import` (or `get`) of an object this stack never created.
         const importing = Object.keys(s.props).length === 0;
         const target: { id: string; state: Props } = importing
-          ? importTarget(core.type, id)
-          : { id: coreId(core.type, id), state: s.props };
+          ? importTarget(core, id)
+          : { id: coreId(core, id), state: s.props };
         const result = await core.read(context(name, false), target.id, target.state);
         if (result.id === undefined || result.id === "") return { id: "", props: {} };
         return {
@@ -99,7 +99,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
       const n = decode(news);
       const secrets = union(core.secretOutputs, n.secretKeys);
       try {
-        const outs = await core.update(context(name, false), coreId(core.type, id), decode(olds).props, n.props);
+        const outs = await core.update(context(name, false), coreId(core, id), decode(olds).props, n.props);
         return { outs: encode(outs as object, secrets) };
       } catch (err) {
         throw hostError(err, core.type, name, secrets);
@@ -109,7 +109,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
     async delete(id, urn, props) {
       const { core, name } = coreFor(urn);
       try {
-        await core.delete(context(name, false), coreId(core.type, id), decode(props).props);
+        await core.delete(context(name, false), coreId(core, id), decode(props).props);
       } catch (err) {
         throw annotate(err, core.type, name);
       }

@@ -54,6 +54,11 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
 export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   type: "ApiKey",
   secretOutputs: ["key"],
+  importing: {
+    supported: false,
+    reason:
+      "the platform has no endpoint that reads an API key back; create an ApiKey resource instead (it rotates the key)",
+  },
 
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];

@@ -8,7 +8,7 @@ import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
 import { hostLookup, requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
-import { isUnknown } from "../core.js";
+import { importById, isUnknown } from "../core.js";
 import { CloudPlatformError, ConflictError, hasCode, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Bucket } from "../shapes.js";
@@ -92,6 +92,7 @@ async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint:
 export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
   type: "Bucket",
   secretOutputs: [],
+  importing: importById,
 
   check(ctx, olds, news: Props) {
     const failures: CheckFailure[] = [];

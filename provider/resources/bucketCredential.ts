@@ -9,7 +9,7 @@ import type { ApiClient } from "../client.js";
 import { hostLookup, requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
-import { PartialCreateError, isNotFound } from "../errors.js";
+import { CloudPlatformError, PartialCreateError, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Credential } from "../shapes.js";
 import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
@@ -38,6 +38,13 @@ function client(ctx: CallContext): ApiClient {
   return getClient(hostLookup, (m) => ctx.log.warn(m));
 }
 
+/** A credential is listed under its bucket, so its import id names both: `<bucketId>/<accessKeyId>`. */
+function importParts(id: string): { bucketId: string; accessKeyId: string } | undefined {
+  const slash = id.indexOf("/");
+  if (slash <= 0 || slash === id.length - 1) return undefined;
+  return { bucketId: id.slice(0, slash), accessKeyId: id.slice(slash + 1) };
+}
+
 function withRotate<T extends object>(o: T, rotate: Record<string, string> | undefined): T {
   return rotate === undefined ? o : { ...o, rotateWhenChanged: rotate };
 }
@@ -45,6 +52,23 @@ function withRotate<T extends object>(o: T, rotate: Record<string, string> | und
 export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCredentialOutputs> = {
   type: "BucketCredential",
   secretOutputs: ["secretAccessKey"],
+  importing: {
+    supported: true,
+    target(importId) {
+      const parts = importParts(importId);
+      if (parts === undefined) {
+        throw new CloudPlatformError(
+          "CLOUDPLATFORM_IMPORT_ID_INVALID",
+          `"${importId}" is not a BucketCredential import id (CLOUDPLATFORM_IMPORT_ID_INVALID): use <bucketId>/<accessKeyId>, ` +
+            "e.g. `pulumi import cloudplatform:index:BucketCredential writer bkt_123/AKIA...`.",
+        );
+      }
+      // The access key id is the credential's identity: kept in the state like create keeps it.
+      return { id: parts.accessKeyId, state: { bucketId: parts.bucketId, accessKeyId: parts.accessKeyId } };
+    },
+    // The engine may hand back the import id: a plain access key id (the state's id) passes through.
+    coreId: (id) => importParts(id)?.accessKeyId ?? id,
+  },
 
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];

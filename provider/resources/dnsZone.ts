@@ -4,7 +4,7 @@
  */
 import { createZone, deleteZone, getZone } from "../api.js";
 import type { CheckFailure, Props, ResourceCore } from "../core.js";
-import { isUnknown } from "../core.js";
+import { importById, isUnknown } from "../core.js";
 import { hasCode, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import { hostLookup } from "../config.js";
@@ -36,6 +36,7 @@ export function zoneOutputs(z: Zone): DnsZoneOutputs {
 export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   type: "DnsZone",
   secretOutputs: [],
+  importing: importById,
 
   check(_ctx, _olds, news: Props) {
     const failures: CheckFailure[] = [];

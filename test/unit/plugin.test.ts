@@ -278,11 +278,20 @@ describe("pulumi import (read with an id and no state)", () => {
     expect(err.message).toContain("<bucketId>/<accessKeyId>");
   });
 
+  it("deletes a credential the engine still names by its import id, by its access key id", async () => {
+    const creds = "/object-storage/buckets/bkt_1/credentials";
+    nock(base).delete(`${creds}/CPAK7`).reply(204);
+    await del("bkt_1/CPAK7", urn("BucketCredential", "c"), { bucketId: "bkt_1", accessKeyId: "CPAK7" });
+  });
+
   it("refuses to import an API key or a transcript, saying why", async () => {
-    for (const type of ["ApiKey", "Transcript"]) {
-      const err = await thrown(() => read("x", urn(type, "r"), {}));
-      expect(err["code"]).toBe("CLOUDPLATFORM_IMPORT_UNSUPPORTED");
-    }
+    const apiKeyErr = await thrown(() => read("x", urn("ApiKey", "r"), {}));
+    expect(apiKeyErr["code"]).toBe("CLOUDPLATFORM_IMPORT_UNSUPPORTED");
+    expect(apiKeyErr.message).toContain("reads an API key back");
+    // A core that declares no import support is refused without a call to the API.
+    const transcriptErr = await thrown(() => read("x", urn("Transcript", "r"), {}));
+    expect(transcriptErr["code"]).toBe("CLOUDPLATFORM_IMPORT_UNSUPPORTED");
+    expect(transcriptErr.message).toContain("declare the resource in the program");
   });
 });
 
