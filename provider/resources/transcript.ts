@@ -174,6 +174,12 @@ export function createTranscriptCore(
     type,
     // The text is the user's own content, not a credential: users wrap it with pulumi.secret() if needed.
     secretOutputs: [],
+    importing: {
+      supported: false,
+      reason:
+        "a transcript's inputs (its url or source file, language, glossary) are not kept by the platform; " +
+        "declare a Transcript resource instead",
+    },
 
     check(ctx: CallContext, _olds: Partial<TranscriptInputs> | undefined, news: Props): CheckResult<TranscriptInputs> {
       const result = checkTranscriptInputs(news, { apiUrl: deps.apiUrl() });

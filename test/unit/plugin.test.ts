@@ -288,10 +288,9 @@ describe("pulumi import (read with an id and no state)", () => {
     const apiKeyErr = await thrown(() => read("x", urn("ApiKey", "r"), {}));
     expect(apiKeyErr["code"]).toBe("CLOUDPLATFORM_IMPORT_UNSUPPORTED");
     expect(apiKeyErr.message).toContain("reads an API key back");
-    // A core that declares no import support is refused without a call to the API.
     const transcriptErr = await thrown(() => read("x", urn("Transcript", "r"), {}));
     expect(transcriptErr["code"]).toBe("CLOUDPLATFORM_IMPORT_UNSUPPORTED");
-    expect(transcriptErr.message).toContain("declare the resource in the program");
+    expect(transcriptErr.message).toContain("not kept by the platform");
   });
 });
 
