@@ -46,39 +46,52 @@ export interface ReadResult<I, O> {
   readonly inputs?: I;
 }
 
-/** Where an import's read starts: the id the core knows the object by, and the least state its read needs. */
-export interface ImportTarget {
+/**
+ * Where an import's read starts: the id the core knows the object by, and the least state its read
+ * needs (typically the ids of parents the object is listed under). Outputs absent here are derived
+ * by read, which is why read must fill whatever it can when they are missing.
+ */
+export interface ImportTarget<O> {
   readonly id: string;
-  readonly state: Props;
+  readonly state: Partial<O>;
+}
+
+/** A core that can be imported. */
+export interface ImportAccepted<O> {
+  readonly supported: true;
+  /**
+   * Turns an import id into where read starts. Pure: no API call (read makes them, and reports an
+   * object that does not exist). Throws a `CLOUDPLATFORM_IMPORT_ID_INVALID` error showing the
+   * expected shape for an id of the wrong shape.
+   */
+  target(importId: string): ImportTarget<O>;
+  /**
+   * The id the core's other calls expect, given either an import id or the id the core returned
+   * (the engine may keep handing back the import id). Absent: the import id is already the core's id.
+   */
+  coreId?(id: string): string;
+}
+
+/** A core that cannot be imported; the host refuses with `CLOUDPLATFORM_IMPORT_UNSUPPORTED`. */
+export interface ImportRefusal {
+  readonly supported: false;
+  /** Why, and what to do instead; completes "<Type> cannot be imported: …". */
+  readonly reason: string;
 }
 
 /**
  * How `pulumi import` adopts an object the stack never created (executable provider only: dynamic
  * resources cannot be imported). The engine hands read an import id and no state; each core's read
- * needs a different minimum, which only the core knows.
+ * needs a different minimum, which only the core knows. Contract for an accepted import: the host
+ * calls `read(ctx, target.id, target.state)`; read then returns the complete outputs (every output
+ * it can derive from the API and the settings, secrets the API never returns again excepted) and
+ * the inputs that reproduce the object, while a read from a full state returns that state unchanged
+ * but for drift.
  */
-export type ImportSupport =
-  | {
-      readonly supported: true;
-      /**
-       * Turns an import id into where read starts. Throws a `CLOUDPLATFORM_IMPORT_ID_INVALID` error
-       * showing the expected shape for an id of the wrong shape.
-       */
-      target(importId: string): ImportTarget;
-      /**
-       * The id the core's other calls expect, given either an import id or the id the core returned.
-       * Absent: the import id is already the core's id.
-       */
-      coreId?(id: string): string;
-    }
-  | {
-      readonly supported: false;
-      /** Why, and what to do instead; completes "<Type> cannot be imported: …". */
-      readonly reason: string;
-    };
+export type ImportSupport<O> = ImportAccepted<O> | ImportRefusal;
 
 /** Import by the core's own id, read from the id alone (no state needed). */
-export const importById: ImportSupport = {
+export const importById: ImportAccepted<object> = {
   supported: true,
   target: (importId) => ({ id: importId, state: {} }),
 };
@@ -105,7 +118,8 @@ export interface Logger {
  * - `diff` compares real fields only.
  * - `create` is transactional, or throws `PartialCreateError` carrying the state to keep.
  * - `update` returns the complete outputs.
- * - `read` returns no id when the object is gone.
+ * - `read` returns no id when the object is gone. After an import its state holds only the
+ *   import target's (see `ImportSupport`): outputs it lacks are filled, present ones are kept.
  * - `delete` is idempotent: an object already gone is success.
  */
 export interface ResourceCore<I, O> {
@@ -113,8 +127,11 @@ export interface ResourceCore<I, O> {
   readonly type: string;
   /** Output names that hold secrets (become `additionalSecretOutputs`). */
   readonly secretOutputs: readonly string[];
-  /** How `pulumi import` reaches this resource. Absent: the resource cannot be imported. */
-  readonly importing?: ImportSupport;
+  /**
+   * How `pulumi import` reaches this resource. Absent: the resource cannot be imported (the host
+   * refuses with a generic reason); declare an `ImportRefusal` to tell the user what to do instead.
+   */
+  readonly importing?: ImportSupport<O>;
   check(ctx: CallContext, olds: Partial<I> | undefined, news: Props): CheckResult<I>;
   diff(ctx: CallContext, id: string, olds: O, news: I): DiffResult;
   create(ctx: CallContext, inputs: I): Promise<CreateResult<O>>;

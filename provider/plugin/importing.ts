@@ -12,7 +12,7 @@ export function coreId(core: AnyCore, id: string): string {
   return importing?.supported === true && importing.coreId !== undefined ? importing.coreId(id) : id;
 }
 
-export function importTarget(core: AnyCore, importId: string): ImportTarget {
+export function importTarget(core: AnyCore, importId: string): ImportTarget<unknown> {
   const importing = core.importing;
   if (importing?.supported !== true) {
     const reason =

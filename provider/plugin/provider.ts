@@ -5,7 +5,7 @@
  * the logical name from the URN, errors prefixed, partial state kept, and `pulumi import`.
  */
 import type * as provider from "@pulumi/pulumi/provider";
-import type { CallContext, Logger, Props } from "../core.js";
+import type { CallContext, ImportTarget, Logger } from "../core.js";
 import { redact } from "../redact.js";
 import { coreFor } from "./cores.js";
 import { annotate, hostError } from "./errors.js";
@@ -79,7 +79,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
       try {
         // No state: `pulumi import` (or `get`) of an object this stack never created.
         const importing = Object.keys(s.props).length === 0;
-        const target: { id: string; state: Props } = importing
+        const target: ImportTarget<unknown> = importing
           ? importTarget(core, id)
           : { id: coreId(core, id), state: s.props };
         const result = await core.read(context(name, false), target.id, target.state);
