@@ -187,6 +187,10 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       const createdAt = state.createdAt ?? live.created_at;
       const outs: BucketOutputs = {
         ...state,
+        // An import's state has none of these: the program's inputs decide the first two at the next up.
+        forceDestroy: state.forceDestroy ?? false,
+        adopt: state.adopt ?? false,
+        adopted: state.adopted ?? false,
         bucketId: live.id,
         name: live.name,
         storageClass: live.storage_class ?? state.storageClass,
@@ -197,8 +201,8 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       const inputs: BucketInputs = {
         name: outs.name,
         storageClass: outs.storageClass,
-        forceDestroy: state.forceDestroy ?? false,
-        adopt: state.adopt ?? false,
+        forceDestroy: outs.forceDestroy,
+        adopt: outs.adopt,
       };
       return { id, outs, inputs };
     } catch (err) {

@@ -150,7 +150,8 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       return {};
     }
     const active = live.active ?? state.active ?? true;
-    if (active !== (state.active ?? true)) {
+    // An import has no previous state to have drifted from.
+    if (state.active !== undefined && active !== state.active) {
       ctx.log.warn(
         `BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`,
       );
@@ -158,6 +159,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     // State from a refresh keeps its derived outputs; an import starts without them.
     const api = client(ctx);
     const bucketName = state.bucketName || (await getBucket(api, state.bucketId)).name;
+    const createdAt = state.createdAt ?? live.created_at;
     const outs: BucketCredentialOutputs = {
       ...state,
       accessKeyId: state.accessKeyId || id,
@@ -165,6 +167,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       bucketName,
       s3Endpoint: state.s3Endpoint || (api.settings.s3Url ?? ""),
       region: state.region || s3Region,
+      ...(createdAt === undefined ? {} : { createdAt }),
     };
     return { id, outs, inputs: withRotate({ bucketId: state.bucketId, active }, state.rotateWhenChanged) };
   },

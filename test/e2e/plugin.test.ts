@@ -307,14 +307,14 @@ describe("executable provider under the real engine", () => {
         type: "Bucket",
         name: "imported",
         inputs: { name: `${bucketName}-outside`, storageClass: "Standard" },
-        outputs: ["bucketId", "s3Endpoint", "region"],
+        outputs: ["bucketId", "s3Endpoint", "region", "createdAt", "adopted"],
         importId: outside.bucketId,
       },
       {
         type: "BucketCredential",
         name: "imported-cred",
         inputs: { bucketId: outside.bucketId },
-        outputs: ["accessKeyId", "secretAccessKey", "bucketName", "s3Endpoint", "region"],
+        outputs: ["accessKeyId", "secretAccessKey", "bucketName", "s3Endpoint", "region", "createdAt", "active"],
         importId: `${outside.bucketId}/${outside.accessKeyId}`,
       },
     ];
@@ -324,6 +324,8 @@ describe("executable provider under the real engine", () => {
     expect(up.outputs?.["imported.bucketId"]?.value).toBe(outside.bucketId);
     expect(up.outputs?.["imported.s3Endpoint"]?.value).toBe(emulator.s3Url);
     expect(up.outputs?.["imported.region"]?.value).toBe("us-east-1");
+    expect(up.outputs?.["imported.createdAt"]?.value).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(up.outputs?.["imported.adopted"]?.value).toBe(false);
     expect(up.outputs?.["imported-cred.accessKeyId"]?.value).toBe(outside.accessKeyId);
     // The secret is returned only when a credential is created: an import cannot have it.
     expect(up.outputs?.["imported-cred.secretAccessKey"]?.value).toBeUndefined();
@@ -331,6 +333,8 @@ describe("executable provider under the real engine", () => {
     expect(up.outputs?.["imported-cred.bucketName"]?.value).toBe(`${bucketName}-outside`);
     expect(up.outputs?.["imported-cred.s3Endpoint"]?.value).toBe(emulator.s3Url);
     expect(up.outputs?.["imported-cred.region"]?.value).toBe("us-east-1");
+    expect(up.outputs?.["imported-cred.createdAt"]?.value).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(up.outputs?.["imported-cred.active"]?.value).toBe(true);
 
     const exported = await op({ op: "export" }, []);
     const ids = Object.fromEntries((exported.deployment?.resources ?? []).map((r) => [r.urn.split("::").pop(), r.id]));
@@ -339,6 +343,9 @@ describe("executable provider under the real engine", () => {
 
     const preview = await op({ op: "preview" }, adopted);
     expect(preview.changes).toEqual({ same: 5 });
+    // The import's read filled what a refresh's read keeps: reading it all back changes nothing.
+    const refresh = await op({ op: "refresh" }, adopted);
+    expect(refresh.changes).toEqual({ same: 5 });
   });
 
   it("import of an API key is refused with a message saying why", async () => {
