@@ -256,17 +256,15 @@ export async function authenticate(
 
   const contentSha = headerValue(req.headers, "x-amz-content-sha256");
   const payload = payloadProtection(contentSha, parsed, credential.secretAccessKey);
-  const expected = parsed.presigned
-    ? await presignedSignature(target, headers, signed, parsed, signingDate, credential.secretAccessKey)
-    : await headerSignature(
-        req.method ?? "GET",
-        target,
-        headers,
-        signed,
-        parsed,
-        signingDate,
-        credential.secretAccessKey,
-      );
+  const input: SigningInput = {
+    target,
+    headers,
+    signed,
+    parsed,
+    signingDate,
+    secretAccessKey: credential.secretAccessKey,
+  };
+  const expected = await (parsed.presigned ? presignedSignature(input) : headerSignature(input));
   if (!constantTimeEqual(expected, parsed.signature.toLowerCase())) {
     throw new S3Error(
       403,
@@ -277,9 +275,20 @@ export async function authenticate(
   return { accessKeyId: parsed.accessKeyId, bucketName: credential.bucketName, payload };
 }
 
-function signer(accessKeyId: string, secretAccessKey: string): SignatureV4 {
+/** What the signature is computed again from: the request as the client says it signed it. */
+interface SigningInput {
+  readonly target: RequestTarget;
+  /** The signed headers' values, by lower-case name. */
+  readonly headers: Record<string, string>;
+  readonly signed: ReadonlySet<string>;
+  readonly parsed: ParsedAuth;
+  readonly signingDate: Date;
+  readonly secretAccessKey: string;
+}
+
+function signer(input: SigningInput): SignatureV4 {
   return new SignatureV4({
-    credentials: { accessKeyId, secretAccessKey },
+    credentials: { accessKeyId: input.parsed.accessKeyId, secretAccessKey: input.secretAccessKey },
     region: REGION,
     service: "s3",
     sha256: Hash.bind(null, "sha256"),
@@ -288,14 +297,9 @@ function signer(accessKeyId: string, secretAccessKey: string): SignatureV4 {
   });
 }
 
-function baseRequest(
-  method: string,
-  target: RequestTarget,
-  headers: Record<string, string>,
-  query: Record<string, string | string[]>,
-) {
+function baseRequest(target: RequestTarget, headers: Record<string, string>, query: Record<string, string | string[]>) {
   return new HttpRequest({
-    method,
+    method: target.method,
     protocol: "http:",
     hostname: headers["host"] ?? "localhost",
     path: canonicalPath(target.rawPath),
@@ -304,19 +308,11 @@ function baseRequest(
   });
 }
 
-async function headerSignature(
-  method: string,
-  target: RequestTarget,
-  headers: Record<string, string>,
-  signed: ReadonlySet<string>,
-  parsed: ParsedAuth,
-  signingDate: Date,
-  secretAccessKey: string,
-): Promise<string> {
-  const request = baseRequest(method, target, headers, target.query.toRecord());
-  const result = await signer(parsed.accessKeyId, secretAccessKey).sign(request, {
-    signingDate,
-    signableHeaders: new Set(signed),
+async function headerSignature(input: SigningInput): Promise<string> {
+  const request = baseRequest(input.target, input.headers, input.target.query.toRecord());
+  const result = await signer(input).sign(request, {
+    signingDate: input.signingDate,
+    signableHeaders: new Set(input.signed),
   });
   const auth = String(result.headers["authorization"] ?? "");
   return auth.slice(auth.lastIndexOf("Signature=") + "Signature=".length);
@@ -331,22 +327,16 @@ const PRESIGN_PARAMS = new Set([
   "X-Amz-Signature",
 ]);
 
-async function presignedSignature(
-  target: RequestTarget,
-  headers: Record<string, string>,
-  signed: ReadonlySet<string>,
-  parsed: ParsedAuth,
-  signingDate: Date,
-  secretAccessKey: string,
-): Promise<string> {
+async function presignedSignature(input: SigningInput): Promise<string> {
+  const { target, headers, signed } = input;
   const query = Object.fromEntries(Object.entries(target.query.toRecord()).filter(([k]) => !PRESIGN_PARAMS.has(k)));
   // The payload hash of a presigned URL is UNSIGNED-PAYLOAD unless the client signed one.
   const payloadHash = headers["x-amz-content-sha256"] ?? target.query.get("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD";
-  const request = baseRequest(target.method, target, { ...headers, "x-amz-content-sha256": payloadHash }, query);
+  const request = baseRequest(target, { ...headers, "x-amz-content-sha256": payloadHash }, query);
   const names = new Set(Object.keys(request.headers));
-  const result = await signer(parsed.accessKeyId, secretAccessKey).presign(request, {
-    signingDate,
-    expiresIn: parsed.expiresSeconds!,
+  const result = await signer(input).presign(request, {
+    signingDate: input.signingDate,
+    expiresIn: input.parsed.expiresSeconds!,
     signableHeaders: new Set(signed),
     unsignableHeaders: signed.has("x-amz-content-sha256") ? new Set() : new Set(["x-amz-content-sha256"]),
     unhoistableHeaders: names,
