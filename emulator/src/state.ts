@@ -121,15 +121,10 @@ export class StateStore {
   }
   /** Inserts unless the name is taken; returns false then. */
   addZone(zone: ZoneRecord): boolean {
-    if (this.listZones().some((z) => z.name === zone.name)) return false;
-    this.zones.set(zone.id, zone);
-    this.persist();
-    return true;
+    return this.insertNamed(this.zones, zone);
   }
   deleteZone(id: string): boolean {
-    const deleted = this.zones.delete(id);
-    if (deleted) this.persist();
-    return deleted;
+    return this.remove(this.zones, id);
   }
 
   listBuckets(): BucketRecord[] {
@@ -143,10 +138,7 @@ export class StateStore {
   }
   /** Inserts unless the name is taken; returns false then. */
   addBucket(bucket: BucketRecord): boolean {
-    if (this.bucketByName(bucket.name) !== undefined) return false;
-    this.buckets.set(bucket.id, bucket);
-    this.persist();
-    return true;
+    return this.insertNamed(this.buckets, bucket);
   }
   /** Removes a bucket and all its credentials. */
   deleteBucket(id: string): boolean {
@@ -178,9 +170,7 @@ export class StateStore {
     return next;
   }
   deleteCredential(accessKeyId: string): boolean {
-    const deleted = this.credentials.delete(accessKeyId);
-    if (deleted) this.persist();
-    return deleted;
+    return this.remove(this.credentials, accessKeyId);
   }
 
   /** Clears zones, buckets and credentials; the API key and the JWT secret stay valid. */
@@ -193,6 +183,20 @@ export class StateStore {
 
   counts(): { zones: number; buckets: number; credentials: number } {
     return { zones: this.zones.size, buckets: this.buckets.size, credentials: this.credentials.size };
+  }
+
+  /** Zone and bucket names are unique; the check and the insert run without a pause between them. */
+  private insertNamed<T extends { id: string; name: string }>(records: Map<string, T>, record: T): boolean {
+    for (const existing of records.values()) if (existing.name === record.name) return false;
+    records.set(record.id, record);
+    this.persist();
+    return true;
+  }
+
+  private remove<T>(records: Map<string, T>, key: string): boolean {
+    const deleted = records.delete(key);
+    if (deleted) this.persist();
+    return deleted;
   }
 
   private persist(): void {
