@@ -5,7 +5,7 @@ import type { ObjectStoreApi } from "../interfaces.js";
 import { bucketNameProblem, STORAGE_CLASSES } from "../names.js";
 import type { BucketRecord, StateStore } from "../state.js";
 import { parseBody } from "./body.js";
-import type { Route } from "./router.js";
+import { listByNameRoute, type Route } from "./router.js";
 
 const createBucketBody = z.strictObject({
   name: z.string(),
@@ -15,15 +15,7 @@ const createBucketBody = z.strictObject({
 /** Buckets (docs/api-contract.md §5). */
 export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): Route[] {
   return [
-    {
-      method: "GET",
-      path: "/object-storage/buckets",
-      async handle({ query }) {
-        const name = query.get("name");
-        const buckets = state.listBuckets();
-        return { status: 200, body: name === null ? buckets : buckets.filter((b) => b.name === name) };
-      },
-    },
+    listByNameRoute("/object-storage/buckets", () => state.listBuckets()),
     {
       method: "POST",
       path: "/object-storage/buckets",

@@ -68,3 +68,26 @@ function matchTemplate(template: string[], segments: string[]): Record<string, s
   }
   return params;
 }
+
+/**
+ * `GET <path>`: every record, or with `?name=` only the one of that exact name (docs/api-contract.md
+ * §4, §5), which is how the provider finds a zone or bucket again by name. `normalize` makes the
+ * query compare like the stored names do.
+ */
+export function listByNameRoute<T extends { readonly name: string }>(
+  path: string,
+  list: () => T[],
+  normalize: (name: string) => string = (name) => name,
+): Route {
+  return {
+    method: "GET",
+    path,
+    async handle({ query }) {
+      const name = query.get("name");
+      const records = list();
+      if (name === null) return { status: 200, body: records };
+      const wanted = normalize(name);
+      return { status: 200, body: records.filter((record) => record.name === wanted) };
+    },
+  };
+}

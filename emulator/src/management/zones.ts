@@ -4,7 +4,7 @@ import { newZoneId } from "../ids.js";
 import { normalizeZoneName, zoneNameProblem } from "../names.js";
 import type { StateStore, ZoneRecord } from "../state.js";
 import { parseBody } from "./body.js";
-import type { Route } from "./router.js";
+import { listByNameRoute, type Route } from "./router.js";
 
 const NAMESERVERS = ["ns1.cloudplatform.test", "ns2.cloudplatform.test"];
 const createZoneBody = z.strictObject({ name: z.string() });
@@ -13,15 +13,7 @@ const createZoneBody = z.strictObject({ name: z.string() });
 export function zoneRoutes(state: StateStore): Route[] {
   const find = (id: string): ZoneRecord => state.getZone(id) ?? throwNotFound(id);
   return [
-    {
-      method: "GET",
-      path: "/dns/zones",
-      async handle({ query }) {
-        const name = query.get("name");
-        const zones = state.listZones();
-        return { status: 200, body: name === null ? zones : zones.filter((z) => z.name === normalizeZoneName(name)) };
-      },
-    },
+    listByNameRoute("/dns/zones", () => state.listZones(), normalizeZoneName),
     {
       method: "POST",
       path: "/dns/zones",
