@@ -1,10 +1,8 @@
 /**
- * Two kinds of failure: an ApiError (shared with the management API) refuses a request (HTTP status + `{error:{code,message}}`,
- * docs/api-contract.md §2.1); a JobError ends a transcript in status `error` with
- * `"<code>: <detail>"` (spec §2). Messages never carry secrets (upload tokens, keys).
+ * A JobError ends a transcript in status `error` with `"<code>: <detail>"` (spec §2); a refused
+ * request is an ApiError (../api-error.ts), shared with the management API. Messages never carry
+ * secrets (upload tokens, keys).
  */
-// The JSON areas share one refusal type (docs/api-contract.md §2.1).
-export { ApiError } from "../api-error.js";
 
 export type JobErrorCode =
   | "url_not_allowed"

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { TranscriptionOptions, TranscriptionService } from "../interfaces.js";
 import { isIpLiteral, type AddressPolicy } from "./address-policy.js";
 import { detectEngine } from "./engine.js";
-import { ApiError } from "./errors.js";
+import { ApiError, validationError } from "../api-error.js";
 import { readJsonBody, sendApiError, sendJson } from "../http-io.js";
 import { Ledger } from "./ledger.js";
 import { MAX_MEDIA_BYTES } from "./limits.js";
@@ -15,7 +15,7 @@ import { isEnded, type StoredJob } from "./records.js";
 import { checkResolved, createGuardedDispatcher, systemResolveAll, type ResolveAll } from "./safe-fetch.js";
 import { CreateTranscriptBody, describeIssues } from "./schema.js";
 import { JobStore } from "./store.js";
-import { UploadStore } from "./uploads.js";
+import { uploadTooLarge, UploadStore } from "./uploads.js";
 import { parseFetchableUrl } from "./url-check.js";
 import { deliverWebhook } from "./webhook.js";
 
@@ -113,9 +113,7 @@ export function createTranscriptionService(
   async function createUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = (await readJsonBody(req)) ?? {};
     const size = typeof body === "object" && body !== null ? (body as { size?: unknown }).size : undefined;
-    if (typeof size === "number" && size > MAX_MEDIA_BYTES) {
-      throw new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
-    }
+    if (typeof size === "number" && size > MAX_MEDIA_BYTES) throw uploadTooLarge();
     const { key, token, expiresAt } = await uploads.create();
     sendJson(res, 200, {
       uploadKey: key,
@@ -131,15 +129,11 @@ export function createTranscriptionService(
 
   async function createTranscript(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const parsed = CreateTranscriptBody.safeParse((await readJsonBody(req)) ?? {});
-    if (!parsed.success) throw new ApiError(400, "validation_error", describeIssues(parsed.error));
+    if (!parsed.success) throw validationError(describeIssues(parsed.error));
     const body = parsed.data;
     const wait = url.searchParams.get("wait");
     if (wait !== null && wait !== "false" && wait !== "true") {
-      throw new ApiError(
-        400,
-        "validation_error",
-        "wait: must be `false` (or absent to wait up to the synchronous wait)",
-      );
+      throw validationError("wait: must be `false` (or absent to wait up to the synchronous wait)");
     }
     const webhookUrl =
       body.webhookUrl === undefined ? null : parseFetchableUrl(body.webhookUrl, "webhookUrl", policy).toString();
@@ -151,11 +145,7 @@ export function createTranscriptionService(
       source = { kind: "url", url: target.toString() };
     } else {
       if (!UPLOAD_KEY.test(body.uploadKey!)) {
-        throw new ApiError(
-          400,
-          "validation_error",
-          "uploadKey is unknown, expired or already used; upload the file again",
-        );
+        throw validationError("uploadKey is unknown, expired or already used; upload the file again");
       }
       await uploads.consume(body.uploadKey!, mediaPath(mediaDir, id));
       source = { kind: "upload", file: body.uploadKey! };

@@ -5,7 +5,7 @@ import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
-import { ApiError } from "./errors.js";
+import { ApiError, validationError } from "../api-error.js";
 import { byteLimit } from "./download.js";
 import { MAX_MEDIA_BYTES, UPLOAD_TTL_MS } from "./limits.js";
 import { readJsonIfExists, writeJsonAtomic } from "./persist.js";
@@ -18,7 +18,8 @@ const UploadSlot = z.object({
 });
 type UploadSlot = z.infer<typeof UploadSlot>;
 
-const tooLarge = (): ApiError =>
+/** An upload over the 2 GB limit, whether declared up front (`size`) or found while reading. */
+export const uploadTooLarge = (): ApiError =>
   new ApiError(413, "too_large", "the file is over 2 GB; split or compress it and upload the parts");
 
 /**
@@ -69,13 +70,13 @@ export class UploadStore {
       );
     }
     const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > MAX_MEDIA_BYTES) throw tooLarge();
+    if (Number.isFinite(declared) && declared > MAX_MEDIA_BYTES) throw uploadTooLarge();
     const partial = join(this.dir, `${key}.${randomBytes(4).toString("hex")}.part`);
     let size = 0;
     try {
       await pipeline(
         req,
-        byteLimit(MAX_MEDIA_BYTES, tooLarge),
+        byteLimit(MAX_MEDIA_BYTES, uploadTooLarge),
         async function* (source: AsyncIterable<Buffer>) {
           for await (const chunk of source) {
             size += chunk.length;
@@ -101,14 +102,10 @@ export class UploadStore {
   async consume(key: string, dest: string): Promise<void> {
     const slot = this.live(key);
     if (slot === undefined) {
-      throw new ApiError(
-        400,
-        "validation_error",
-        "uploadKey is unknown, expired or already used; upload the file again",
-      );
+      throw validationError("uploadKey is unknown, expired or already used; upload the file again");
     }
     if (slot.size === null) {
-      throw new ApiError(400, "validation_error", "uploadKey has no file yet; PUT the file to its uploadUrl first");
+      throw validationError("uploadKey has no file yet; PUT the file to its uploadUrl first");
     }
     this.slots.delete(key);
     await rename(this.bytesPath(key), dest);

@@ -1,5 +1,5 @@
 import { isIpLiteral, refusedRange, unbracket, type AddressPolicy } from "./address-policy.js";
-import { ApiError } from "./errors.js";
+import { ApiError, validationError } from "../api-error.js";
 
 /**
  * The synchronous part of the URL rule: http(s) only, and an IP-literal host must be allowed.
@@ -10,17 +10,13 @@ export function parseFetchableUrl(raw: string, field: string, policy: AddressPol
   try {
     url = new URL(raw);
   } catch {
-    throw new ApiError(400, "validation_error", `${field} is not a valid URL; send an absolute http(s) URL`);
+    throw validationError(`${field} is not a valid URL; send an absolute http(s) URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ApiError(400, "url_not_allowed", `${field} must use http or https, not ${url.protocol.replace(":", "")}`);
   }
   if (url.username !== "" || url.password !== "") {
-    throw new ApiError(
-      400,
-      "validation_error",
-      `${field} must not carry user credentials; use a public or presigned URL`,
-    );
+    throw validationError(`${field} must not carry user credentials; use a public or presigned URL`);
   }
   const host = unbracket(url.hostname);
   if (isIpLiteral(host)) {
