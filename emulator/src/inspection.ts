@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { ApiError } from "./api-error.js";
 import { faultConfigSchema, type FaultInjector } from "./faults.js";
 import { sendApiError, sendJson, sendNoContent } from "./http-io.js";
+import { ipRange } from "./ip-range.js";
 import type { ObjectStoreApi, TranscriptionService } from "./interfaces.js";
 import { parseBody } from "./management/body.js";
 import type { StateStore } from "./state.js";
@@ -11,8 +11,7 @@ import type { Stats } from "./stats.js";
 
 /** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback; false for anything else or unknown. */
 export function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined || !ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === "loopback";
+  return address !== undefined && ipRange(address) === "loopback";
 }
 
 /**
@@ -22,7 +21,7 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 export function isLocalHostHeader(host: string | undefined): boolean {
   if (host === undefined) return false;
   const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.replace(/:\d+$/, "");
-  return name === "localhost" || ipaddr.isValid(name);
+  return name === "localhost" || ipRange(name) !== undefined;
 }
 
 export interface InspectionDeps {

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import ipaddr from "ipaddr.js";
+import { ipRange } from "../ip-range.js";
 
 /**
  * Which addresses the emulator may connect to on a user's behalf (transcript `url`, `webhookUrl`).
@@ -12,11 +12,18 @@ export interface AddressPolicy {
 
 /** The ipaddr.js range name of an address, or undefined when the address is allowed. */
 export function refusedRange(address: string, policy: AddressPolicy): string | undefined {
-  if (!ipaddr.isValid(address)) return "invalid";
-  const range = ipaddr.process(address).range();
+  const range = ipRange(address) ?? "invalid";
   if (range === "unicast") return undefined;
   if (range === "loopback" && policy.allowLoopback) return undefined;
   return range;
+}
+
+/**
+ * For an IP-literal host, the range it is refused for; undefined when it is allowed or is a name
+ * (names are checked on the addresses they resolve to).
+ */
+export function refusedLiteral(host: string, policy: AddressPolicy): string | undefined {
+  return isIpLiteral(host) ? refusedRange(unbracket(host), policy) : undefined;
 }
 
 /** `[::1]` → `::1`; the WHATWG URL parser already normalised `127.1`, `2130706433`, `0x7f.0.0.1`. */

@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
-import { isIP } from "node:net";
 import { Agent, buildConnector, type Dispatcher } from "undici";
-import { refusedRange, unbracket, type AddressPolicy } from "./address-policy.js";
+import { refusedLiteral, refusedRange, unbracket, type AddressPolicy } from "./address-policy.js";
 import { JobError } from "./errors.js";
 
 /** Same shape as dns.lookup with `all: true`; injectable so tests can simulate DNS answers. */
@@ -52,10 +51,8 @@ export function createGuardedDispatcher(policy: AddressPolicy, resolveAll: Resol
   const connector = buildConnector({ lookup: guardedLookup, timeout: 10_000 });
   const connect: buildConnector.connector = (options, callback) => {
     const host = unbracket(options.hostname);
-    if (isIP(host) !== 0) {
-      const range = refusedRange(host, policy);
-      if (range !== undefined) return callback(notAllowed(host, host, range), null);
-    }
+    const range = refusedLiteral(host, policy);
+    if (range !== undefined) return callback(notAllowed(host, host, range), null);
     return connector(options, callback);
   };
   return new Agent({ connect });

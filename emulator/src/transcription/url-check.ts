@@ -1,4 +1,4 @@
-import { isIpLiteral, refusedRange, unbracket, type AddressPolicy } from "./address-policy.js";
+import { refusedLiteral, unbracket, type AddressPolicy } from "./address-policy.js";
 import { ApiError, validationError } from "../api-error.js";
 
 /**
@@ -19,15 +19,13 @@ export function parseFetchableUrl(raw: string, field: string, policy: AddressPol
     throw validationError(`${field} must not carry user credentials; use a public or presigned URL`);
   }
   const host = unbracket(url.hostname);
-  if (isIpLiteral(host)) {
-    const range = refusedRange(host, policy);
-    if (range !== undefined) {
-      throw new ApiError(
-        400,
-        "url_not_allowed",
-        `${field} points at ${host} (${range}); only public addresses can be fetched, use a public URL or upload the file`,
-      );
-    }
+  const range = refusedLiteral(host, policy);
+  if (range !== undefined) {
+    throw new ApiError(
+      400,
+      "url_not_allowed",
+      `${field} points at ${host} (${range}); only public addresses can be fetched, use a public URL or upload the file`,
+    );
   }
   return url;
 }
