@@ -22,9 +22,9 @@ export const faultConfigSchema = z
 
 export type FaultConfig = z.infer<typeof faultConfigSchema>;
 
-export type FaultDecision = { kind: "none" } | { kind: "drop" } | { kind: "status"; status: number };
+type FaultDecision = { kind: "none" } | { kind: "drop" } | { kind: "status"; status: number };
 
-export const NO_FAULTS: FaultConfig = faultConfigSchema.parse({});
+const NO_FAULTS: FaultConfig = faultConfigSchema.parse({});
 
 /** Parses the CLI form `503=0.1,429=0.05`. */
 export function parseStatusRates(text: string): Record<string, number> {

@@ -5,9 +5,9 @@ import { sendJson } from "./http-io.js";
 import type { Logger } from "./interfaces.js";
 import { requestContext, type RequestContext, type Stats } from "./stats.js";
 
-export type Serve = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+type Serve = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
 
-export interface FrontDeps {
+interface FrontDeps {
   readonly faults: FaultInjector;
   readonly stats: Stats;
   readonly logger: Logger;

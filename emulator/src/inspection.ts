@@ -24,7 +24,7 @@ export function isLocalHostHeader(host: string | undefined): boolean {
   return name === "localhost" || ipRange(name) !== undefined;
 }
 
-export interface InspectionDeps {
+interface InspectionDeps {
   readonly state: StateStore;
   readonly stats: Stats;
   readonly faults: FaultInjector;

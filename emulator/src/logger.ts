@@ -1,7 +1,7 @@
 import type { Logger } from "./interfaces.js";
 
 /** Where log lines go; stderr by default so stdout carries only the ready line. */
-export type LogSink = (line: string) => void;
+type LogSink = (line: string) => void;
 
 /**
  * One line per event: `<time> <level> <message> <fields as JSON>`. Callers pass only

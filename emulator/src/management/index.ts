@@ -10,7 +10,7 @@ import { credentialRoutes } from "./credentials.js";
 import { Router } from "./router.js";
 import { zoneRoutes } from "./zones.js";
 
-export interface ManagementDeps {
+interface ManagementDeps {
   readonly state: StateStore;
   readonly auth: Authenticator;
   /** Resolved late: the S3 plane is created after the management state it reads. */

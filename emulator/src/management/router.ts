@@ -6,7 +6,7 @@ export interface HandlerContext {
   readonly query: URLSearchParams;
 }
 
-export interface Reply {
+interface Reply {
   readonly status: number;
   readonly body?: unknown;
 }
@@ -18,7 +18,7 @@ export interface Route {
   handle(ctx: HandlerContext): Promise<Reply>;
 }
 
-export type Match =
+type Match =
   | { kind: "found"; route: Route; params: Record<string, string> }
   | { kind: "wrong_method"; allowed: string[] }
   | { kind: "none" };

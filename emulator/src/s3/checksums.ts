@@ -5,7 +5,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { crc32 } from "node:zlib";
 
-export const CHECKSUM_ALGORITHMS = ["crc32", "crc32c", "crc64nvme", "sha1", "sha256"] as const;
+const CHECKSUM_ALGORITHMS = ["crc32", "crc32c", "crc64nvme", "sha1", "sha256"] as const;
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
 export type Checksums = Partial<Record<ChecksumAlgorithm, string>>;
 

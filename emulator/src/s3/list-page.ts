@@ -1,7 +1,7 @@
 /** One page of a bucket listing (ListObjects v1 and v2 share it). */
 import { compareKeys } from "./object-store.js";
 
-export interface ListQuery {
+interface ListQuery {
   readonly prefix: string;
   readonly delimiter: string;
   /** Exclusive lower bound: start-after, marker, or the last item of the previous page. */

@@ -153,7 +153,7 @@ export const deleteObject: Operation = async (call) => {
 };
 
 /** Bucket and key named by x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded). */
-export function parseCopySource(value: string): { bucket: string; key: string } {
+function parseCopySource(value: string): { bucket: string; key: string } {
   const raw = value.split("?versionId=")[0]!;
   let decoded: string;
   try {

@@ -32,7 +32,7 @@ export interface ObjectMeta extends ObjectAttributes {
   readonly partsCount?: number;
 }
 
-export type NewObject = Omit<ObjectMeta, "key" | "dataFile" | "lastModified">;
+type NewObject = Omit<ObjectMeta, "key" | "dataFile" | "lastModified">;
 
 interface BucketIndex {
   readonly objects: Map<string, ObjectMeta>;

@@ -2,7 +2,7 @@
 import { S3Error } from "./errors.js";
 
 /** Query parameters decoded with decodeURIComponent ('+' stays '+', as SigV4 clients encode spaces as %20). */
-export class QueryParams {
+class QueryParams {
   private readonly entries: ReadonlyArray<readonly [string, string]>;
 
   constructor(rawQuery: string) {

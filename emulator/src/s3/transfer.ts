@@ -8,7 +8,7 @@ import { receiveBody, type ReceivedBody } from "./body.js";
 import type { S3Call } from "./call.js";
 
 /** The largest single PUT (object or part) S3 accepts. */
-export const MAX_PUT_BYTES = 5 * 1024 ** 3;
+const MAX_PUT_BYTES = 5 * 1024 ** 3;
 
 /** Receives and verifies the request body into a temp file; the caller commits or removes it. */
 export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {

@@ -1,11 +1,11 @@
 /** Minimal XML writing for S3 responses: S3 answers are small fixed shapes, so no builder is needed. */
 
-export const S3_NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/";
+const S3_NAMESPACE = "http://s3.amazonaws.com/doc/2006-03-01/";
 
 /** A child element: a leaf with text, a nested list of children, or nothing (omitted). */
 export type XmlNode = readonly [name: string, content: string | number | boolean | readonly XmlNode[]] | undefined;
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

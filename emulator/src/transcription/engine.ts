@@ -76,7 +76,7 @@ function parseSinglePass(out: string): string {
 }
 
 /** Splits a command line on blanks, honouring single and double quotes (no shell is involved). */
-export function splitCommand(command: string): string[] {
+function splitCommand(command: string): string[] {
   const words: string[] = [];
   const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
   for (const match of command.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3] ?? "");

@@ -4,7 +4,7 @@
  * secrets (upload tokens, keys).
  */
 
-export type JobErrorCode =
+type JobErrorCode =
   | "url_not_allowed"
   | "download_failed"
   | "too_large"

@@ -24,7 +24,7 @@ export function hasTool(name: string): Promise<boolean> {
   return result;
 }
 
-export interface RunOptions {
+interface RunOptions {
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
   readonly env?: NodeJS.ProcessEnv;
