@@ -8,11 +8,11 @@ import { createServer, request, type Server } from "node:http";
 import { Hash } from "@smithy/hash-node";
 import { HttpRequest } from "@smithy/protocol-http";
 import { SignatureV4 } from "@smithy/signature-v4";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createS3Plane } from "../src/s3/index.js";
 import type { CredentialDirectory, Logger, S3Plane } from "../src/interfaces.js";
+import { closeServer, listenOnLoopback } from "./fixtures/loopback-server.js";
 
 export interface TestCredential {
   accessKeyId: string;
@@ -98,10 +98,9 @@ export async function startPlane(dataDir?: string): Promise<RunningPlane> {
     });
     plane.handle(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     plane,
     directory,
     dataDir: dir,
@@ -111,8 +110,7 @@ export async function startPlane(dataDir?: string): Promise<RunningPlane> {
     counts,
     payloadModes,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await plane.close();
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
