@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { sameSecret } from "./constant-time.js";
 import { SignJWT, jwtVerify } from "jose";
 import type { StateStore } from "./state.js";
 
@@ -45,11 +45,4 @@ export class Authenticator {
       return false;
     }
   }
-}
-
-/** Constant-time comparison that does not leak the length either. */
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash("sha256").update(given).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
 }

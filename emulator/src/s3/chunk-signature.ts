@@ -3,7 +3,7 @@
  * over the previous signature, starting from the request's seed signature, and the trailer last.
  */
 import { createHash, createHmac } from "node:crypto";
-import { constantTimeEqual } from "./compare.js";
+import { sameSecret } from "../constant-time.js";
 import { S3Error } from "./errors.js";
 
 const EMPTY_SHA256 = createHash("sha256").update("").digest("hex");
@@ -48,7 +48,7 @@ export class ChunkSignatureChain {
   }
 
   private check(expected: string, signature: string | undefined): void {
-    if (signature === undefined || !constantTimeEqual(expected, signature.toLowerCase())) throw mismatch();
+    if (signature === undefined || !sameSecret(expected, signature.toLowerCase())) throw mismatch();
     this.previous = expected;
   }
 }

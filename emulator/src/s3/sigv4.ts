@@ -10,7 +10,7 @@ import { HttpRequest } from "@smithy/protocol-http";
 import { SignatureV4 } from "@smithy/signature-v4";
 import type { CredentialDirectory } from "../interfaces.js";
 import { ChunkSignatureChain } from "./chunk-signature.js";
-import { constantTimeEqual } from "./compare.js";
+import { sameSecret } from "../constant-time.js";
 import { S3Error } from "./errors.js";
 import type { RequestTarget } from "./target.js";
 
@@ -265,7 +265,7 @@ export async function authenticate(
     secretAccessKey: credential.secretAccessKey,
   };
   const expected = await (parsed.presigned ? presignedSignature(input) : headerSignature(input));
-  if (!constantTimeEqual(expected, parsed.signature.toLowerCase())) {
+  if (!sameSecret(expected, parsed.signature.toLowerCase())) {
     throw new S3Error(
       403,
       "SignatureDoesNotMatch",
