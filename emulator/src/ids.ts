@@ -23,3 +23,7 @@ export const newApiKey = (): string => `cp-${randomBytes(30).toString("base64url
 
 /** 256-bit HS256 signing secret. */
 export const newJwtSecret = (): string => randomBytes(32).toString("base64url");
+
+/** Transcript ids and upload keys: a prefix and 24 hex characters (96 random bits). */
+export const newTranscriptId = (): string => `tr_${randomBytes(12).toString("hex")}`;
+export const newUploadKey = (): string => `upl_${randomBytes(12).toString("hex")}`;

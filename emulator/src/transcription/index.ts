@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
+import { ApiError, validationError } from "../api-error.js";
+import { readJsonBody, sendApiError, sendJson } from "../http-io.js";
+import { newTranscriptId } from "../ids.js";
 import type { TranscriptionOptions, TranscriptionService } from "../interfaces.js";
 import { isIpLiteral, type AddressPolicy } from "./address-policy.js";
 import { detectEngine } from "./engine.js";
-import { ApiError, validationError } from "../api-error.js";
-import { readJsonBody, sendApiError, sendJson } from "../http-io.js";
 import { Ledger } from "./ledger.js";
 import { MAX_MEDIA_BYTES } from "./limits.js";
 import { mediaPath, processJob, type ProcessorDeps } from "./processor.js";
@@ -137,7 +137,7 @@ export function createTranscriptionService(
     }
     const webhookUrl =
       body.webhookUrl === undefined ? null : parseFetchableUrl(body.webhookUrl, "webhookUrl", policy).toString();
-    const id = `tr_${randomBytes(12).toString("hex")}`;
+    const id = newTranscriptId();
     let source: StoredJob["source"];
     if (body.url !== undefined) {
       const target = parseFetchableUrl(body.url, "url", policy);

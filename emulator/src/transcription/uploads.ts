@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import { ApiError, validationError } from "../api-error.js";
+import { newUploadKey } from "../ids.js";
 import { byteLimit } from "./download.js";
 import { MAX_MEDIA_BYTES, UPLOAD_TTL_MS } from "./limits.js";
 import { readJsonIfExists, writeJsonAtomic } from "./persist.js";
@@ -47,7 +48,7 @@ export class UploadStore {
   }
 
   async create(): Promise<{ key: string; token: string; expiresAt: Date }> {
-    const key = `upl_${randomBytes(12).toString("hex")}`;
+    const key = newUploadKey();
     const token = randomBytes(24).toString("base64url");
     const slot: UploadSlot = { key, tokenSha256: sha256(token), expiresAt: Date.now() + UPLOAD_TTL_MS, size: null };
     this.slots.set(key, slot);
