@@ -14,6 +14,11 @@ const createBucketBody = z.strictObject({
 
 /** Buckets (docs/api-contract.md §5). */
 export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): Route[] {
+  const find = (id: string): BucketRecord => {
+    const bucket = state.getBucket(id);
+    if (bucket === undefined) throw notFound(`bucket ${id}`);
+    return bucket;
+  };
   return [
     listByNameRoute("/object-storage/buckets", () => state.listBuckets()),
     {
@@ -43,9 +48,7 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
       method: "GET",
       path: "/object-storage/buckets/{bucketId}",
       async handle({ params }) {
-        const bucket = state.getBucket(params["bucketId"]!);
-        if (bucket === undefined) throw notFound(`bucket ${params["bucketId"]!}`);
-        return { status: 200, body: bucket };
+        return { status: 200, body: find(params["bucketId"]!) };
       },
     },
     {
@@ -53,8 +56,7 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
       path: "/object-storage/buckets/{bucketId}",
       async handle({ params }) {
         const id = params["bucketId"]!;
-        const bucket = state.getBucket(id);
-        if (bucket === undefined) throw notFound(`bucket ${id}`);
+        const bucket = find(id);
         if (!(await objects().isEmpty(bucket.name))) {
           throw new ApiError(
             409,
