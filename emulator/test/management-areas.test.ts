@@ -69,7 +69,10 @@ describe("bucket deletion and the object store (§5)", () => {
 
     const refused = await call(emu, "DELETE", `/object-storage/buckets/${bucket.id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe("bucket_not_empty");
+    expect(refused.body.error).toEqual({
+      code: "bucket_not_empty",
+      message: `bucket ${bucket.name} still holds objects or unfinished multipart uploads`,
+    });
     expect((await call(emu, "GET", `/object-storage/buckets/${bucket.id}`)).status).toBe(200);
 
     await s3.send(new DeleteObjectCommand({ Bucket: bucket.name, Key: "a.txt" }));

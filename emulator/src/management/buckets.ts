@@ -35,11 +35,7 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
           created_at: new Date().toISOString(),
         };
         if (!state.addBucket(bucket)) {
-          throw new ApiError(
-            409,
-            "name_taken",
-            `the bucket name ${body.name} is taken; bucket names are unique on the platform, choose another`,
-          );
+          throw new ApiError(409, "name_taken", `a bucket named ${body.name} already exists on the platform`);
         }
         return { status: 201, body: bucket };
       },
@@ -61,7 +57,7 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
           throw new ApiError(
             409,
             "bucket_not_empty",
-            `bucket ${bucket.name} still holds objects or unfinished multipart uploads; delete them first`,
+            `bucket ${bucket.name} still holds objects or unfinished multipart uploads`,
           );
         }
         // A concurrent delete may have won while the object store was asked.

@@ -30,7 +30,7 @@ export function zoneRoutes(state: StateStore): Route[] {
           created_at: new Date().toISOString(),
         };
         if (!state.addZone(zone)) {
-          throw new ApiError(409, "name_taken", `a zone named ${name} already exists; import or delete it first`);
+          throw new ApiError(409, "name_taken", `a zone named ${name} already exists`);
         }
         return { status: 201, body: zone };
       },
