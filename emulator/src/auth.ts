@@ -6,6 +6,12 @@ const ISSUER = "cloudplatform-emulator";
 const API_KEY_FORM = /^[A-Za-z0-9]+-[A-Za-z0-9_-]+$/;
 const BEARER = /^Bearer\s+(\S+)$/i;
 
+/** True when a header has the form of a management credential (§2): a raw API key or `Bearer …`. */
+export function isManagementCredential(header: string): boolean {
+  const value = header.trim();
+  return /^Bearer(\s|$)/i.test(value) || API_KEY_FORM.test(value);
+}
+
 /**
  * Checks `Authorization` per docs/api-contract.md §2: the raw project API key, or
  * `Bearer <jwt>` (HS256 signed with the emulator's persisted secret, signature and expiry verified).

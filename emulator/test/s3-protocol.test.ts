@@ -123,6 +123,24 @@ describe("header-signed requests", () => {
     expect([tampered.status, codeOf(tampered.body)]).toEqual([403, "SignatureDoesNotMatch"]);
   });
 
+  it.each([
+    ["the project API key", "cp-AbCdEf0123456789"],
+    ["a Bearer JWT", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"],
+  ])("refuses %s with 403 AccessDenied naming what the S3 plane takes", async (_label, authorization) => {
+    const res = await rawRequest(`${p.url}/alpha/hex.txt`, { method: "GET", headers: { authorization } });
+    expect([res.status, codeOf(res.body)]).toEqual([403, "AccessDenied"]);
+    expect(res.body).toContain("takes only the access key pair of a bucket");
+    expect(res.body).not.toContain(authorization);
+  });
+
+  it("still answers an unsupported signature scheme with 400 InvalidRequest", async () => {
+    const res = await rawRequest(`${p.url}/alpha/hex.txt`, {
+      method: "GET",
+      headers: { authorization: "AWS CPAKEXAMPLE:c2lnbmF0dXJl" },
+    });
+    expect([res.status, codeOf(res.body)]).toEqual([400, "InvalidRequest"]);
+  });
+
   it("lists with ListObjects v1 markers", async () => {
     for (const k of ["v1/a", "v1/b", "v1/c"]) expect((await put(k, k)).status).toBe(200);
     const res = await signedRequest(p.url, p.alpha, {

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { Hash } from "@smithy/hash-node";
 import { HttpRequest } from "@smithy/protocol-http";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { isManagementCredential } from "../auth.js";
 import type { CredentialDirectory } from "../interfaces.js";
 import { ChunkSignatureChain } from "./chunk-signature.js";
 import { sameSecret } from "../constant-time.js";
@@ -200,6 +201,14 @@ export async function authenticate(
     parsed = parsePresigned(target.query);
   } else if (authorization?.startsWith(`${ALGORITHM} `)) {
     parsed = parseHeaderAuth(authorization, req.headers);
+  } else if (authorization && isManagementCredential(authorization)) {
+    // S3 clients treat 403 as "these credentials are refused", which is what this is (spec §5).
+    throw new S3Error(
+      403,
+      "AccessDenied",
+      "The S3 plane takes only the access key pair of a bucket (access_key_id and secret_access_key, AWS Signature " +
+        "Version 4), not the project API key or a JWT: create a credential of the bucket and sign with it.",
+    );
   } else if (authorization) {
     throw new S3Error(400, "InvalidRequest", "Only AWS Signature Version 4 (AWS4-HMAC-SHA256) is supported.");
   } else {
