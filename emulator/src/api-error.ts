@@ -16,4 +16,9 @@ export class ApiError extends Error {
 
 export const notFound = (what: string): ApiError => new ApiError(404, "not_found", `${what} does not exist`);
 
+/** For `record ?? missing(…)` lookups. */
+export function missing(what: string): never {
+  throw notFound(what);
+}
+
 export const validationError = (message: string): ApiError => new ApiError(400, "validation_error", message);

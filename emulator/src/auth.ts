@@ -23,11 +23,22 @@ export class Authenticator {
     this.key = new Uint8Array(Buffer.from(state.jwtSecret, "base64url"));
   }
 
-  async check(header: string | undefined): Promise<boolean> {
+  /**
+   * `apiKeyAs` is how the API key must come: `raw` (§2) or `bearer` (`Bearer <api key>`, for a
+   * platform whose transcription endpoints want it so, §9.2). A JWT always comes as `Bearer`.
+   */
+  async check(header: string | undefined, apiKeyAs: "raw" | "bearer" = "raw"): Promise<boolean> {
     if (header === undefined) return false;
     const value = header.trim();
     const bearer = BEARER.exec(value);
-    if (bearer !== null) return this.verifyJwt(bearer[1]!);
+    if (bearer !== null) {
+      if (apiKeyAs === "bearer" && this.isApiKey(bearer[1]!)) return true;
+      return this.verifyJwt(bearer[1]!);
+    }
+    return apiKeyAs === "raw" && this.isApiKey(value);
+  }
+
+  private isApiKey(value: string): boolean {
     return API_KEY_FORM.test(value) && sameSecret(value, this.state.currentApiKey);
   }
 

@@ -1,13 +1,15 @@
 import { parseArgs } from "node:util";
 import { parseStatusRates } from "./faults.js";
 import { createLogger, silentLogger } from "./logger.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "./index.js";
+import { SHAPE_NAMES, startEmulator, type EmulatorOptions, type RunningEmulator, type ShapeName } from "./index.js";
+
+const isShapeName = (name: string): name is ShapeName => (SHAPE_NAMES as readonly string[]).includes(name);
 
 const HELP = `Usage: cloudplatform-emulator [options]
 
 Local, offline Cloud Platform: management API, transcription and an S3 data plane.
 When ready it prints one JSON line on stdout:
-  {"baseUrl":…,"s3Url":…,"apiUrl":…,"apiKey":…,"token":…}
+  {"baseUrl":…,"s3Url":…,"apiUrl":…,"apiKey":…,"token":…,"shape":…}
 then logs to stderr. Ctrl-C or SIGTERM stops it; state is already on disk.
 
 Options:
@@ -23,6 +25,15 @@ Options:
   --fault-rate <list>     inject error statuses, e.g. 503=0.1,429=0.05
   --latency-ms <n>        add latency to every request                        [0]
   --drop-rate <r>         drop this share of connections without answering   [0]
+  --lose-rate <r>         process this share of API requests, then close the
+                          connection without answering                        [0]
+  --garble-rate <r>       process this share of API requests, then answer 200
+                          with a body that is not JSON                        [0]
+  --shape <name>          how API answers look: canonical, envelope, flat or
+                          by-name (docs/api-contract.md §9.2)                 [canonical]
+  --body-idle-timeout-ms <n>
+                          close a request whose body makes no progress this
+                          long, with 408 (0 = never)                          [60000]
   --quiet                 no request log
   --help                  show this help
 `;
@@ -52,6 +63,10 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "fault-rate": { type: "string" },
         "latency-ms": { type: "string" },
         "drop-rate": { type: "string" },
+        "lose-rate": { type: "string" },
+        "garble-rate": { type: "string" },
+        shape: { type: "string" },
+        "body-idle-timeout-ms": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -69,6 +84,11 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
   };
   const isPort = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= 65535;
   const nonNegative = (n: number): boolean => n >= 0;
+  const isRate = (n: number): boolean => n >= 0 && n <= 1;
+  const shape = values.shape;
+  if (shape !== undefined && !isShapeName(shape)) {
+    throw new UsageError(`--shape: "${shape}" is not one of ${SHAPE_NAMES.join(", ")}`);
+  }
   let statusRates: Record<string, number> | undefined;
   try {
     statusRates = values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]);
@@ -88,8 +108,16 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
     faults: {
       statusRates,
       latencyMs: num("latency-ms", values["latency-ms"], (n) => Number.isInteger(n) && n >= 0),
-      dropRate: num("drop-rate", values["drop-rate"], (n) => n >= 0 && n <= 1),
+      dropRate: num("drop-rate", values["drop-rate"], isRate),
+      loseRate: num("lose-rate", values["lose-rate"], isRate),
+      garbleRate: num("garble-rate", values["garble-rate"], isRate),
     },
+    shape,
+    bodyIdleTimeoutMs: num(
+      "body-idle-timeout-ms",
+      values["body-idle-timeout-ms"],
+      (n) => Number.isInteger(n) && n >= 0,
+    ),
     logger: values.quiet === true ? silentLogger : createLogger(),
   };
   return { help: false, options: withoutUndefined(options) };
@@ -128,8 +156,8 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const { baseUrl, s3Url, apiUrl, apiKey, token } = emulator;
-  process.stdout.write(JSON.stringify({ baseUrl, s3Url, apiUrl, apiKey, token }) + "\n");
+  const { baseUrl, s3Url, apiUrl, apiKey, token, shape } = emulator;
+  process.stdout.write(JSON.stringify({ baseUrl, s3Url, apiUrl, apiKey, token, shape }) + "\n");
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

@@ -1,8 +1,10 @@
 import { z } from "zod";
 
 /**
- * Fault injection for retry tests and benchmarks (docs/api-contract.md §9): added latency,
- * dropped connections and error statuses by rate, for every area, changeable at run time.
+ * Fault injection for retry tests, soaks and benchmarks (docs/api-contract.md §9, §9.1): added
+ * latency, dropped connections and error statuses by rate, for every area, and answers lost or
+ * garbled after the request was processed, for the management and transcription areas;
+ * changeable at run time.
  */
 
 export const faultConfigSchema = z
@@ -12,17 +14,30 @@ export const faultConfigSchema = z
       .default({}),
     latencyMs: z.number().int().min(0).max(60_000).default(0),
     dropRate: z.number().min(0).max(1).default(0),
+    loseRate: z.number().min(0).max(1).default(0),
+    garbleRate: z.number().min(0).max(1).default(0),
     routes: z.string().min(1).optional(),
     retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
   })
-  .refine((c) => Object.values(c.statusRates).reduce((a, b) => a + b, 0) <= 1, {
-    message: "the status rates must add up to at most 1",
+  .refine((c) => totalRate(c) <= 1, {
+    message: "dropRate, the status rates, loseRate and garbleRate must add up to at most 1",
     path: ["statusRates"],
   });
 
+function totalRate(c: { statusRates: Record<string, number>; dropRate: number; loseRate: number; garbleRate: number }) {
+  // A tolerance, so that rates written as decimals (0.7 + 0.2 + 0.1) still add up to 1.
+  return Object.values(c.statusRates).reduce((a, b) => a + b, 0) + c.dropRate + c.loseRate + c.garbleRate - 1e-9;
+}
+
 export type FaultConfig = z.infer<typeof faultConfigSchema>;
 
-type FaultDecision = { kind: "none" } | { kind: "drop" } | { kind: "status"; status: number };
+/**
+ * `drop`: no answer, nothing processed. `status`: an error answer, nothing processed. `lose`: the
+ * request is processed, then its connection is destroyed. `garble`: processed, then answered with
+ * a body that is not JSON.
+ */
+export type FaultDecision =
+  { kind: "none" } | { kind: "drop" } | { kind: "status"; status: number } | { kind: "lose" } | { kind: "garble" };
 
 const NO_FAULTS: FaultConfig = faultConfigSchema.parse({});
 
@@ -58,14 +73,31 @@ export class FaultInjector {
     return this.applies(method, path) ? this.config.latencyMs : 0;
   }
 
-  decide(method: string, path: string): FaultDecision {
+  /**
+   * One roll over consecutive slices of [0, 1): drop, the statuses in ascending order, lose,
+   * garble. So each rate is exactly the share of matching requests that get its fault. An area
+   * that cannot lose or garble an answer (S3) serves those slices normally.
+   */
+  decide(method: string, path: string, answerFaults = true): FaultDecision {
     if (!this.applies(method, path)) return { kind: "none" };
-    if (this.config.dropRate > 0 && this.random() < this.config.dropRate) return { kind: "drop" };
+    const { dropRate, statusRates, loseRate, garbleRate } = this.config;
+    if (dropRate + loseRate + garbleRate + Object.values(statusRates).reduce((a, b) => a + b, 0) === 0) {
+      return { kind: "none" };
+    }
+    const slices: [number, FaultDecision][] = [
+      [dropRate, { kind: "drop" }],
+      ...Object.entries(statusRates).map(([status, rate]): [number, FaultDecision] => [
+        rate,
+        { kind: "status", status: Number(status) },
+      ]),
+      [loseRate, answerFaults ? { kind: "lose" } : { kind: "none" }],
+      [garbleRate, answerFaults ? { kind: "garble" } : { kind: "none" }],
+    ];
     const roll = this.random();
     let cumulative = 0;
-    for (const [status, rate] of Object.entries(this.config.statusRates)) {
+    for (const [rate, decision] of slices) {
       cumulative += rate;
-      if (roll < cumulative) return { kind: "status", status: Number(status) };
+      if (roll < cumulative) return decision;
     }
     return { kind: "none" };
   }

@@ -1,26 +1,41 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FaultInjector } from "./faults.js";
-import { sendJson } from "./http-io.js";
 import type { Logger } from "./interfaces.js";
 import { requestContext, type RequestContext, type Stats } from "./stats.js";
 
-type Serve = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+/** A fault that lets the request be processed and then spoils its answer (docs/api-contract.md §9.1). */
+export type AnswerFault = "lose" | "garble";
+
+type Serve = (req: IncomingMessage, res: ServerResponse, url: URL, fault?: AnswerFault) => Promise<void> | void;
+
+/** Writes an error answer the front produced itself, in the area's error format. */
+export type Refuse = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>>,
+) => void;
 
 interface FrontDeps {
   readonly faults: FaultInjector;
   readonly stats: Stats;
   readonly logger: Logger;
-  /** How injected errors are written: JSON for the APIs, XML for S3. */
-  readonly errorFormat: "json" | "s3-xml";
+  readonly refuse: Refuse;
+  /** Whether this port's area can lose or garble an answer after processing (not S3). */
+  readonly answerFaults: boolean;
+  /** A request whose body makes no progress for this long is answered 408 and closed; 0 = never. */
+  readonly bodyIdleTimeoutMs: number;
   /** Paths served before fault injection (the inspection endpoints must stay reachable). */
   readonly exempt?: { readonly test: (pathname: string) => boolean; readonly serve: Serve };
 }
 
 /**
- * What every request on both ports goes through: URL parsing, one log line, fault injection,
- * and a last-resort 500. The log line has the route template when the area named one, else the
- * path; never the query string (presigned signatures, upload tokens) nor any header.
+ * What every request on both ports goes through: URL parsing, one log line, the body idle
+ * timeout, fault injection, and a last-resort 500. The log line has the route template when the
+ * area named one, else the path; never the query string (presigned signatures, upload tokens)
+ * nor any header.
  */
 export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -37,8 +52,20 @@ export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessag
         ms: Math.round(performance.now() - started),
       });
     });
+    watchBody(req, deps.bodyIdleTimeoutMs, () => {
+      deps.logger.warn("request body stalled", { method, route: ctx.route ?? url?.pathname ?? "(invalid url)" });
+      if (res.headersSent) {
+        // The answer may be complete and detached from the socket: close the socket itself.
+        req.socket.destroy();
+        return;
+      }
+      const seconds = deps.bodyIdleTimeoutMs / 1000;
+      deps.refuse(req, res, 408, `the request body made no progress for ${seconds} s; send the request again`, {
+        connection: "close",
+      });
+    });
     if (url === undefined) {
-      sendJson(res, 400, { error: { code: "validation_error", message: "the request target is not a valid path" } });
+      deps.refuse(req, res, 400, "the request target is not a valid path", {});
       return;
     }
     void requestContext.run(ctx, async () => {
@@ -47,16 +74,16 @@ export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessag
           await deps.exempt.serve(req, res, url);
           return;
         }
-        if (await injectFault(deps, req, res, url)) return;
-        await serve(req, res, url);
+        const fault = await injectFault(deps, req, res, url);
+        if (fault === "answered") return;
+        await serve(req, res, url, fault);
       } catch (err) {
         deps.logger.error("request failed", {
           method,
           route: ctx.route ?? url.pathname,
           error: (err as Error).message,
         });
-        if (!res.headersSent)
-          writeError(res, deps.errorFormat, 500, "the emulator failed to serve this request; see its log", {});
+        if (!res.headersSent) deps.refuse(req, res, 500, "the emulator failed to serve this request; see its log", {});
         else res.destroy();
       }
     });
@@ -73,54 +100,72 @@ function parseRequestUrl(raw: string | undefined): URL | undefined {
   }
 }
 
-/** Returns true when the request was answered (or dropped) by an injected fault. */
-async function injectFault(deps: FrontDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+/**
+ * Applies latency, then the drawn fault: a drop or a status is "answered" here; a lost or garbled
+ * answer is handed to the area, which processes the request first.
+ */
+async function injectFault(
+  deps: FrontDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<"answered" | AnswerFault | undefined> {
   const method = req.method ?? "GET";
   const latency = deps.faults.latencyFor(method, url.pathname);
   if (latency > 0) await sleep(latency);
-  const decision = deps.faults.decide(method, url.pathname);
-  if (decision.kind === "none") return false;
-  if (decision.kind === "drop") {
-    deps.stats.countInjected("drop");
-    req.socket.destroy();
-    return true;
+  const decision = deps.faults.decide(method, url.pathname, deps.answerFaults);
+  switch (decision.kind) {
+    case "none":
+      return undefined;
+    case "lose":
+    case "garble":
+      deps.stats.countInjected(decision.kind);
+      return decision.kind;
+    case "drop":
+      deps.stats.countInjected("drop");
+      req.socket.destroy();
+      return "answered";
+    case "status": {
+      deps.stats.countInjected(String(decision.status));
+      const headers: Record<string, string> = {};
+      if (decision.status === 429 || decision.status === 503) {
+        headers["retry-after"] = String(deps.faults.current.retryAfterSeconds);
+      }
+      deps.refuse(req, res, decision.status, "fault injected by the emulator (see PUT /_emulator/faults)", headers);
+      return "answered";
+    }
   }
-  deps.stats.countInjected(String(decision.status));
-  const headers: Record<string, string> = {};
-  if (decision.status === 429 || decision.status === 503) {
-    headers["retry-after"] = String(deps.faults.current.retryAfterSeconds);
-  }
-  writeError(
-    res,
-    deps.errorFormat,
-    decision.status,
-    "fault injected by the emulator (see PUT /_emulator/faults)",
-    headers,
-  );
-  return true;
 }
 
-const JSON_CODES: Record<number, string> = { 429: "rate_limited", 500: "internal", 503: "unavailable" };
-const S3_CODES: Record<number, string> = { 429: "SlowDown", 500: "InternalError", 503: "ServiceUnavailable" };
-
-function writeError(
-  res: ServerResponse,
-  format: "json" | "s3-xml",
-  status: number,
-  message: string,
-  headers: Record<string, string>,
-): void {
-  if (format === "json") {
-    const code = JSON_CODES[status] ?? (status >= 500 ? "unavailable" : "injected_fault");
-    sendJson(res, status, { error: { code, message } }, headers);
-    return;
-  }
-  const code = S3_CODES[status] ?? (status >= 500 ? "ServiceUnavailable" : "InvalidRequest");
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
-  res.writeHead(status, {
-    "content-type": "application/xml",
-    "content-length": String(Buffer.byteLength(body)),
-    ...headers,
-  });
-  res.end(body);
+/**
+ * Calls `onIdle` when the request body has not advanced for `idleMs` while the handler was ready
+ * for more. Slow bodies that keep moving (multi-GB uploads on a poor link) are never cut; a body
+ * the handler is not reading yet (its buffer is full) is not the client's stall.
+ */
+function watchBody(req: IncomingMessage, idleMs: number, onIdle: () => void): void {
+  if (idleMs <= 0 || req.complete) return;
+  const socket = req.socket;
+  let seen = socket.bytesRead;
+  let progressAt = performance.now();
+  const timer = setInterval(
+    () => {
+      // Not done when the answer is: a body still owed holds the connection until it arrives.
+      if (req.complete || socket.destroyed) {
+        clearInterval(timer);
+        return;
+      }
+      if (socket.bytesRead !== seen || req.readableLength >= req.readableHighWaterMark) {
+        seen = socket.bytesRead;
+        progressAt = performance.now();
+        return;
+      }
+      if (performance.now() - progressAt >= idleMs) {
+        clearInterval(timer);
+        onIdle();
+      }
+    },
+    Math.max(10, Math.min(idleMs / 4, 5_000)),
+  );
+  timer.unref();
+  socket.once("close", () => clearInterval(timer));
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, validationError } from "./api-error.js";
+import type { WireAnswer } from "./shapes/shape.js";
 
 const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
@@ -16,6 +17,26 @@ export function sendJson(
     ...headers,
   });
   res.end(payload);
+}
+
+/**
+ * Writes a management or transcription answer. When the request body was not (fully) read, e.g.
+ * an over-2 GB upload refused up front, the connection is closed after the answer instead of
+ * reading the rest.
+ */
+export function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: WireAnswer): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string> = { ...answer.headers };
+  if (answer.body !== undefined) headers["content-length"] = String(Buffer.byteLength(answer.body));
+  if (!req.complete) {
+    headers["connection"] = "close";
+    req.resume();
+  }
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
 }
 
 export function sendNoContent(res: ServerResponse): void {

@@ -1,17 +1,20 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Authenticator } from "./auth.js";
 import { credentialDirectory } from "./credential-directory.js";
+import { createApiServer } from "./api-server.js";
 import { createFront } from "./front.js";
 import { FaultInjector, faultConfigSchema } from "./faults.js";
 import { handleInspection } from "./inspection.js";
 import type { Logger, S3Plane, TranscriptionService } from "./interfaces.js";
 import { createLogger } from "./logger.js";
-import { ManagementApi } from "./management/index.js";
-import { createS3Plane } from "./s3/index.js";
+import { managementRoutes } from "./management/index.js";
+import { normalizeZoneName } from "./names.js";
+import { createS3Plane, refuseS3 } from "./s3/index.js";
+import { shapeNamed, type Directory, type ShapeName } from "./shapes/index.js";
 import { StateStore } from "./state.js";
 import { Stats } from "./stats.js";
 import { createTranscriptionService } from "./transcription/index.js";
@@ -19,6 +22,10 @@ import { createTranscriptionService } from "./transcription/index.js";
 export { isLoopbackAddress } from "./inspection.js";
 export { createLogger, silentLogger } from "./logger.js";
 export type { FaultConfig } from "./faults.js";
+export { SHAPE_NAMES, type ShapeName } from "./shapes/index.js";
+
+/** Default of `bodyIdleTimeoutMs`: long enough for any link that moves at all, short enough to free a stuck socket. */
+export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 60_000;
 
 export interface EmulatorOptions {
   /** Port of the management + transcription server. @default 0 (a free port) */
@@ -39,14 +46,26 @@ export interface EmulatorOptions {
   readonly allowLoopbackUrls?: boolean;
   /** External speech engine command, given a 16 kHz mono WAV path as last argument. */
   readonly transcriber?: string;
-  /** Initial fault injection, as the body of PUT /_emulator/faults. */
+  /** Initial fault injection, as the body of PUT /_emulator/faults (docs/api-contract.md §9, §9.1). */
   readonly faults?: {
     readonly statusRates?: Record<string, number>;
     readonly latencyMs?: number;
     readonly dropRate?: number;
+    readonly loseRate?: number;
+    readonly garbleRate?: number;
     readonly routes?: string;
     readonly retryAfterSeconds?: number;
   };
+  /**
+   * How the management and transcription answers look (docs/api-contract.md §9.2).
+   * @default "canonical"
+   */
+  readonly shape?: ShapeName;
+  /**
+   * A request whose body makes no progress for this long is answered 408 and closed; a slow body
+   * that keeps moving is never cut. 0 turns it off. @default 60000
+   */
+  readonly bodyIdleTimeoutMs?: number;
   /** Lifetime of the dashboard JWT in the ready line. @default 86400 */
   readonly tokenTtlSeconds?: number;
   /** @default a logger writing to stderr */
@@ -55,6 +74,8 @@ export interface EmulatorOptions {
 
 export interface RunningEmulator {
   readonly baseUrl: string;
+  /** The shape of the management and transcription answers. */
+  readonly shape: ShapeName;
   readonly s3Url: string;
   readonly apiUrl: string;
   /** The project API key (the current one, also after a rotation). */
@@ -87,8 +108,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   faults.set(faultConfigSchema.parse(options.faults ?? {}));
 
   let baseUrl = "";
-  // The transcription area's synchronous `authenticate` reads the verdict computed (async, JWT) here.
-  const verdicts = new WeakMap<IncomingMessage, boolean>();
+  const shape = shapeNamed(options.shape ?? "canonical");
+  const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS;
   const s3: S3Plane = createS3Plane({
     dataDir: objectsDir,
     credentials: credentialDirectory(state),
@@ -104,11 +125,29 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     allowLoopbackUrls: options.allowLoopbackUrls ?? false,
     ...(options.transcriber !== undefined ? { transcriber: options.transcriber } : {}),
     initialBalanceUsd: options.balanceUsd ?? 10,
-    authenticate: (req) => verdicts.get(req) ?? false,
+    authenticate: (req) => auth.check(req.headers.authorization),
+    publicTranscriptId: (id) => shape.publicId("transcript", id),
     logger,
     counter: stats,
   });
-  const management = new ManagementApi({ state, auth, objects: () => s3.objects, counter: stats, logger });
+  const directory: Directory = {
+    ids: (kind) => {
+      if (kind === "bucket") return state.listBuckets().map((b) => b.id);
+      if (kind === "zone") return state.listZones().map((z) => z.id);
+      return transcription.inventory().map((t) => t.id);
+    },
+    idByName: (kind, name) =>
+      kind === "bucket" ? state.bucketByName(name)?.id : state.zoneByName(normalizeZoneName(name))?.id,
+    bucketName: (id) => state.getBucket(id)?.name,
+  };
+  const api = createApiServer({
+    routes: [...managementRoutes(state, () => s3.objects), ...transcription.routes],
+    shape,
+    directory,
+    auth,
+    counter: stats,
+    logger,
+  });
 
   const mainServer = createServer(
     createFront(
@@ -116,25 +155,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         faults,
         stats,
         logger,
-        errorFormat: "json",
+        refuse: api.refuse,
+        answerFaults: true,
+        bodyIdleTimeoutMs,
         exempt: {
           test: (path) => path === "/_emulator" || path.startsWith("/_emulator/"),
           serve: (req, res, url) =>
             handleInspection({ state, stats, faults, objects: s3.objects, transcription }, req, res, url),
         },
       },
-      async (req, res, url) => {
-        if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) {
-          verdicts.set(req, await auth.check(req.headers.authorization));
-          await transcription.handle(req, res, url);
-        } else {
-          await management.handle(req, res, url);
-        }
-      },
+      api.serve,
     ),
   );
   const s3Server = createServer(
-    createFront({ faults, stats, logger, errorFormat: "s3-xml" }, (req, res) => s3.handle(req, res)),
+    createFront({ faults, stats, logger, refuse: refuseS3, answerFaults: false, bodyIdleTimeoutMs }, (req, res) =>
+      s3.handle(req, res),
+    ),
   );
 
   const closeAreas = async (): Promise<void> => {
@@ -148,10 +184,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     baseUrl = `http://${urlHost(host)}:${mainPort}`;
     const s3Url = `http://${urlHost(host)}:${s3Port}`;
     const token = await auth.issueToken(options.tokenTtlSeconds ?? 86_400);
-    logger.info("emulator ready", { baseUrl, s3Url, dataDir: persistent ? root : "(temporary)" });
+    logger.info("emulator ready", { baseUrl, s3Url, shape: shape.name, dataDir: persistent ? root : "(temporary)" });
     let closing: Promise<void> | undefined;
     return {
       baseUrl,
+      shape: shape.name,
       s3Url,
       apiUrl: baseUrl,
       get apiKey() {

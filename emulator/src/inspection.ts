@@ -32,6 +32,21 @@ interface InspectionDeps {
   readonly transcription: TranscriptionService;
 }
 
+/**
+ * Every object the platform holds, by identity, so a soak can count orphans and duplicates without
+ * an API key and whatever shape the API answers in.
+ */
+function inventory(deps: InspectionDeps) {
+  return {
+    buckets: deps.state.listBuckets().map(({ id, name, storage_class }) => ({ id, name, storage_class })),
+    zones: deps.state.listZones().map(({ id, name }) => ({ id, name })),
+    credentials: deps.state
+      .listAllCredentials()
+      .map(({ bucket_id, access_key_id, active }) => ({ bucket_id, access_key_id, active })),
+    transcripts: deps.transcription.inventory(),
+  };
+}
+
 const balanceBody = z.strictObject({ balance_usd: z.number().min(0).max(1_000_000) });
 
 /**
@@ -77,6 +92,8 @@ export async function handleInspection(
           objects: await deps.objects.countObjects(),
           transcripts: deps.transcription.countTranscripts(),
         });
+      case "GET /_emulator/inventory":
+        return sendJson(res, 200, inventory(deps));
       default:
         throw new ApiError(404, "not_found", `no emulator endpoint ${route}`);
     }

@@ -7,6 +7,7 @@
  * Routes and shapes follow docs/api-contract.md.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AreaRoute } from "./router.js";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -67,21 +68,27 @@ export interface TranscriptionOptions {
   /** External speech engine command (`--transcriber`), given a 16 kHz mono WAV path as last argument. */
   readonly transcriber?: string;
   readonly initialBalanceUsd: number;
+  /** The identifier clients know a transcript by, for the webhook payload (docs/api-contract.md §9.2). */
+  readonly publicTranscriptId?: (id: string) => string | number;
   /** Checks the Authorization header like the management API (docs/api-contract.md §2). */
-  readonly authenticate: (req: IncomingMessage) => boolean;
+  readonly authenticate: (req: IncomingMessage) => boolean | Promise<boolean>;
   readonly logger: Logger;
   readonly counter: RouteCounter;
 }
 
 export interface TranscriptionService {
+  /** The routes of docs/api-contract.md §8, for a server that routes and answers every area itself. */
+  readonly routes: readonly AreaRoute[];
   /**
-   * Serves a request whose path starts with /v1/ (transcripts and the upload PUT target).
-   * Answers every such path itself (404 for unknown ones).
+   * Serves a request whose path starts with /v1/ on its own, in the canonical shape and with
+   * `authenticate`: for a server that hosts transcription alone.
    */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
   getBalance(): number;
   setBalance(usd: number): void;
   countTranscripts(): number;
+  /** Every transcript not past retention, for GET /_emulator/inventory. */
+  inventory(): { id: string; status: string }[];
   reset(): Promise<void>;
   /** Stops timers and workers; running jobs are persisted as they are. */
   close(): Promise<void>;

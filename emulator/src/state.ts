@@ -119,6 +119,9 @@ export class StateStore {
   getZone(id: string): ZoneRecord | undefined {
     return this.zones.get(id);
   }
+  zoneByName(name: string): ZoneRecord | undefined {
+    return this.listZones().find((z) => z.name === name);
+  }
   /** Inserts unless the name is taken; returns false then. */
   addZone(zone: ZoneRecord): boolean {
     return this.insertNamed(this.zones, zone);
@@ -149,7 +152,10 @@ export class StateStore {
   }
 
   listCredentials(bucketId: string): CredentialRecord[] {
-    return [...this.credentials.values()].filter((c) => c.bucket_id === bucketId);
+    return this.listAllCredentials().filter((c) => c.bucket_id === bucketId);
+  }
+  listAllCredentials(): CredentialRecord[] {
+    return [...this.credentials.values()];
   }
   getCredential(accessKeyId: string): CredentialRecord | undefined {
     return this.credentials.get(accessKeyId);
@@ -207,7 +213,7 @@ export class StateStore {
       jwt_secret: this.jwtSecret,
       zones: this.listZones(),
       buckets: this.listBuckets(),
-      credentials: [...this.credentials.values()],
+      credentials: this.listAllCredentials(),
     };
     const tmp = `${this.file}.${process.pid}.tmp`;
     // The file holds secrets (S3 secrets, API key): readable by the owner only.

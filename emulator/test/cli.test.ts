@@ -16,6 +16,7 @@ interface Ready {
   apiUrl: string;
   apiKey: string;
   token: string;
+  shape: string;
 }
 
 interface Launched {
@@ -57,7 +58,8 @@ afterAll(() => {
 describe("cloudplatform-emulator command", () => {
   it("prints exactly one JSON line with working URLs and credentials, and stops cleanly on SIGTERM", async () => {
     const { child, ready, stdout, exited } = await launch(["--port", "0", "--quiet"]);
-    expect(Object.keys(ready).sort()).toEqual(["apiKey", "apiUrl", "baseUrl", "s3Url", "token"]);
+    expect(Object.keys(ready).sort()).toEqual(["apiKey", "apiUrl", "baseUrl", "s3Url", "shape", "token"]);
+    expect(ready.shape).toBe("canonical");
     expect(ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.s3Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(ready.apiUrl).toBe(ready.baseUrl);
@@ -93,6 +95,18 @@ describe("cloudplatform-emulator command", () => {
     } finally {
       second.child.kill("SIGTERM");
       await second.exited;
+    }
+  });
+
+  it("plays the shape it is given and says so in the ready line", async () => {
+    const { child, ready, exited } = await launch(["--shape", "flat", "--quiet"]);
+    try {
+      expect(ready.shape).toBe("flat");
+      const refused = await fetch(`${ready.baseUrl}/dns/zones`, { headers: { authorization: "cp-wrong" } });
+      expect([refused.status, refused.headers.get("content-type")]).toEqual([403, "text/plain; charset=utf-8"]);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
     }
   });
 
@@ -133,6 +147,14 @@ describe("parseCliOptions", () => {
       "20",
       "--drop-rate",
       "0.01",
+      "--lose-rate",
+      "0.03",
+      "--garble-rate",
+      "0.02",
+      "--shape",
+      "by-name",
+      "--body-idle-timeout-ms",
+      "5000",
     ]);
     expect(parsed.help).toBe(false);
     if (parsed.help) return;
@@ -148,7 +170,15 @@ describe("parseCliOptions", () => {
       retentionDays: 1,
       allowLoopbackUrls: true,
       transcriber: "my-asr --fast",
-      faults: { statusRates: { "503": 0.1, "429": 0.05 }, latencyMs: 20, dropRate: 0.01 },
+      faults: {
+        statusRates: { "503": 0.1, "429": 0.05 },
+        latencyMs: 20,
+        dropRate: 0.01,
+        loseRate: 0.03,
+        garbleRate: 0.02,
+      },
+      shape: "by-name",
+      bodyIdleTimeoutMs: 5000,
     });
   });
 
@@ -163,6 +193,10 @@ describe("parseCliOptions", () => {
     ["--port", "70000"],
     ["--port", "abc"],
     ["--drop-rate", "2"],
+    ["--lose-rate", "1.5"],
+    ["--garble-rate", "-0.1"],
+    ["--shape", "xml"],
+    ["--body-idle-timeout-ms", "1.5"],
     ["--fault-rate", "503"],
     ["--balance-usd", "-1"],
     ["--bogus"],

@@ -92,6 +92,46 @@ describe("inspection endpoints", () => {
     expect((await call(emu, "GET", "/dns/zones", { auth: `Bearer ${emu.token}` })).status).toBe(200);
   });
 
+  it("lists every object by identity in GET /_emulator/inventory, in every shape, never faulted", async () => {
+    await withEmulator(
+      async (emu) => {
+        const bucket = await call(emu, "POST", "/object-storage/buckets", {
+          body: { name: "inventoried", storage_class: "Archive" },
+        });
+        const cred = await call(emu, "POST", "/object-storage/buckets/inventoried/credentials");
+        await call(
+          emu,
+          "POST",
+          `/object-storage/buckets/inventoried/credentials/${cred.body.credential.accessKeyId}/deactivate`,
+        );
+        await call(emu, "POST", "/dns/zones", { body: { name: "inventory.example" } });
+        const transcript = await call(emu, "POST", "/v1/transcripts?wait=false", {
+          auth: `Bearer ${emu.apiKey}`,
+          body: { url: "http://127.0.0.1:9/a.wav" },
+        });
+        expect(transcript.status).toBe(202);
+        await call(emu, "PUT", "/_emulator/faults", { auth: null, body: { statusRates: { "503": 1 } } });
+
+        const inventory = await call(emu, "GET", "/_emulator/inventory", { auth: null });
+        expect(inventory.status).toBe(200);
+        const state = (await call(emu, "GET", "/_emulator/state", { auth: null })).body;
+        expect(inventory.body.buckets).toEqual([
+          { id: expect.stringMatching(/^bkt_/), name: "inventoried", storage_class: "Archive" },
+        ]);
+        expect(inventory.body.zones).toEqual([{ id: expect.stringMatching(/^zone_/), name: "inventory.example" }]);
+        expect(inventory.body.credentials).toEqual([
+          { bucket_id: inventory.body.buckets[0].id, access_key_id: cred.body.credential.accessKeyId, active: false },
+        ]);
+        expect(inventory.body.transcripts).toEqual([
+          { id: transcript.body.transcript.id, status: expect.stringMatching(/^(queued|processing|error)$/) },
+        ]);
+        expect(state).toMatchObject({ buckets: 1, zones: 1, credentials: 1, transcripts: 1 });
+        expect(bucket.status).toBe(201);
+      },
+      { shape: "by-name" },
+    );
+  });
+
   it("answers 403 forbidden to a request naming another host", async () => {
     const status = await new Promise<number | undefined>((done, fail) => {
       const req = request(`${emu.baseUrl}/_emulator/state`, { headers: { host: "rebound.example" } }, (res) => {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { StateStore } from "../state.js";
 import { parseBody } from "./body.js";
-import type { Route } from "./router.js";
+import { objectReply } from "../replies.js";
+import type { Route } from "../router.js";
 
 /** POST /security/apikey (docs/api-contract.md §3): rotates; the previous key fails at once. */
 export function apiKeyRoutes(state: StateStore): Route[] {
@@ -12,7 +13,7 @@ export function apiKeyRoutes(state: StateStore): Route[] {
       async handle({ req }) {
         await parseBody(req, z.strictObject({}), {});
         // The emulator always has a key (it prints one when ready), so this is always a rotation.
-        return { status: 200, body: state.rotateApiKey() };
+        return objectReply("api_key", state.rotateApiKey());
       },
     },
   ];

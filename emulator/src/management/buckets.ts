@@ -1,26 +1,27 @@
 import { z } from "zod";
-import { ApiError, notFound, validationError } from "../api-error.js";
+import { ApiError, missing, validationError } from "../api-error.js";
 import { newBucketId } from "../ids.js";
 import type { ObjectStoreApi } from "../interfaces.js";
 import { bucketNameProblem, STORAGE_CLASSES } from "../names.js";
 import type { BucketRecord, StateStore } from "../state.js";
 import { parseBody } from "./body.js";
-import { listByNameRoute, type Route } from "./router.js";
+import { deletedReply, objectReply } from "../replies.js";
+import { listByNameRoute, type Route } from "../router.js";
 
 const createBucketBody = z.strictObject({
   name: z.string(),
   storage_class: z.enum(STORAGE_CLASSES, { error: `must be one of ${STORAGE_CLASSES.join(", ")}` }).default("Standard"),
 });
 
+/** The bucket with this id, or a 404. */
+export const findBucket = (state: StateStore, id: string): BucketRecord =>
+  state.getBucket(id) ?? missing(`bucket ${id}`);
+
 /** Buckets (docs/api-contract.md §5). */
 export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): Route[] {
-  const find = (id: string): BucketRecord => {
-    const bucket = state.getBucket(id);
-    if (bucket === undefined) throw notFound(`bucket ${id}`);
-    return bucket;
-  };
+  const find = (id: string): BucketRecord => findBucket(state, id);
   return [
-    listByNameRoute("/object-storage/buckets", () => state.listBuckets()),
+    listByNameRoute("bucket", "/object-storage/buckets", () => state.listBuckets()),
     {
       method: "POST",
       path: "/object-storage/buckets",
@@ -37,14 +38,14 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
         if (!state.addBucket(bucket)) {
           throw new ApiError(409, "name_taken", `a bucket named ${body.name} already exists on the platform`);
         }
-        return { status: 201, body: bucket };
+        return objectReply("bucket", bucket, 201);
       },
     },
     {
       method: "GET",
       path: "/object-storage/buckets/{bucketId}",
       async handle({ params }) {
-        return { status: 200, body: find(params["bucketId"]!) };
+        return objectReply("bucket", find(params["bucketId"]!));
       },
     },
     {
@@ -61,9 +62,9 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
           );
         }
         // A concurrent delete may have won while the object store was asked.
-        if (!state.deleteBucket(id)) throw notFound(`bucket ${id}`);
+        if (!state.deleteBucket(id)) missing(`bucket ${id}`);
         await objects().dropBucket(bucket.name);
-        return { status: 204 };
+        return deletedReply("bucket", `bucket ${bucket.name} deleted`);
       },
     },
   ];

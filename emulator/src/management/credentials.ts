@@ -1,9 +1,11 @@
 import { z } from "zod";
-import { notFound } from "../api-error.js";
+import { missing } from "../api-error.js";
 import { newAccessKeyId, newSecretAccessKey } from "../ids.js";
-import type { CredentialRecord, StateStore } from "../state.js";
+import type { BucketRecord, CredentialRecord, StateStore } from "../state.js";
 import { parseBody } from "./body.js";
-import type { HandlerContext, Route } from "./router.js";
+import { findBucket } from "./buckets.js";
+import { deletedReply, listReply, objectReply, type Reply } from "../replies.js";
+import type { HandlerContext, Route } from "../router.js";
 
 const BASE = "/object-storage/buckets/{bucketId}/credentials";
 const noBody = z.strictObject({});
@@ -15,25 +17,28 @@ function publicView(c: CredentialRecord): Omit<CredentialRecord, "secret_access_
 
 /** Per-bucket S3 credentials (docs/api-contract.md §6). */
 export function credentialRoutes(state: StateStore): Route[] {
-  const bucketOf = (ctx: HandlerContext): string => {
-    const id = ctx.params["bucketId"]!;
-    if (state.getBucket(id) === undefined) throw notFound(`bucket ${id}`);
-    return id;
-  };
+  const bucketOf = (ctx: HandlerContext): BucketRecord => findBucket(state, ctx.params["bucketId"]!);
   /** A credential of another bucket is reported exactly like an unknown one. */
   const credentialOf = (ctx: HandlerContext): CredentialRecord => {
-    const bucketId = bucketOf(ctx);
+    const bucket = bucketOf(ctx);
     const key = ctx.params["accessKeyId"]!;
     const cred = state.getCredential(key);
-    if (cred === undefined || cred.bucket_id !== bucketId) throw notFound(`credential ${key} of bucket ${bucketId}`);
+    if (cred === undefined || cred.bucket_id !== bucket.id) missing(`credential ${key} of bucket ${bucket.name}`);
     return cred;
   };
-  const setActive = (active: boolean) => async (ctx: HandlerContext) => {
-    await parseBody(ctx.req, noBody, {});
-    const cred = credentialOf(ctx);
-    const next = cred.active === active ? cred : state.updateCredential(cred.access_key_id, { active });
-    return { status: 200, body: publicView(next) };
-  };
+  const setActive =
+    (active: boolean) =>
+    async (ctx: HandlerContext): Promise<Reply> => {
+      await parseBody(ctx.req, noBody, {});
+      const cred = credentialOf(ctx);
+      const next = cred.active === active ? cred : state.updateCredential(cred.access_key_id, { active });
+      return {
+        type: "state_set",
+        kind: "credential",
+        value: publicView(next),
+        summary: `credential ${next.access_key_id} ${active ? "activated" : "deactivated"}`,
+      };
+    };
 
   return [
     {
@@ -45,18 +50,18 @@ export function credentialRoutes(state: StateStore): Route[] {
           access_key_id: newAccessKeyId(),
           secret_access_key: newSecretAccessKey(),
           active: true,
-          bucket_id: bucketOf(ctx),
+          bucket_id: bucketOf(ctx).id,
           created_at: new Date().toISOString(),
         };
         state.addCredential(cred);
-        return { status: 201, body: cred };
+        return objectReply("credential", cred, 201);
       },
     },
     {
       method: "GET",
       path: BASE,
       async handle(ctx) {
-        return { status: 200, body: state.listCredentials(bucketOf(ctx)).map(publicView) };
+        return listReply("credential", state.listCredentials(bucketOf(ctx).id).map(publicView));
       },
     },
     { method: "POST", path: `${BASE}/{accessKeyId}/deactivate`, handle: setActive(false) },
@@ -67,18 +72,19 @@ export function credentialRoutes(state: StateStore): Route[] {
       async handle(ctx) {
         await parseBody(ctx.req, noBody, {});
         const cred = credentialOf(ctx);
-        return {
-          status: 200,
-          body: state.updateCredential(cred.access_key_id, { secret_access_key: newSecretAccessKey() }),
-        };
+        return objectReply(
+          "credential",
+          state.updateCredential(cred.access_key_id, { secret_access_key: newSecretAccessKey() }),
+        );
       },
     },
     {
       method: "DELETE",
       path: `${BASE}/{accessKeyId}`,
       async handle(ctx) {
-        state.deleteCredential(credentialOf(ctx).access_key_id);
-        return { status: 204 };
+        const cred = credentialOf(ctx);
+        state.deleteCredential(cred.access_key_id);
+        return deletedReply("credential", `credential ${cred.access_key_id} deleted`);
       },
     },
   ];

@@ -1,19 +1,20 @@
 import { z } from "zod";
-import { ApiError, notFound, validationError } from "../api-error.js";
+import { ApiError, missing, validationError } from "../api-error.js";
 import { newZoneId } from "../ids.js";
 import { normalizeZoneName, zoneNameProblem } from "../names.js";
 import type { StateStore, ZoneRecord } from "../state.js";
 import { parseBody } from "./body.js";
-import { listByNameRoute, type Route } from "./router.js";
+import { deletedReply, objectReply } from "../replies.js";
+import { listByNameRoute, type Route } from "../router.js";
 
 const NAMESERVERS = ["ns1.cloudplatform.test", "ns2.cloudplatform.test"];
 const createZoneBody = z.strictObject({ name: z.string() });
 
 /** DNS zones (docs/api-contract.md §4). */
 export function zoneRoutes(state: StateStore): Route[] {
-  const find = (id: string): ZoneRecord => state.getZone(id) ?? throwNotFound(id);
+  const find = (id: string): ZoneRecord => state.getZone(id) ?? missing(`zone ${id}`);
   return [
-    listByNameRoute("/dns/zones", () => state.listZones(), normalizeZoneName),
+    listByNameRoute("zone", "/dns/zones", () => state.listZones(), normalizeZoneName),
     {
       method: "POST",
       path: "/dns/zones",
@@ -32,27 +33,24 @@ export function zoneRoutes(state: StateStore): Route[] {
         if (!state.addZone(zone)) {
           throw new ApiError(409, "name_taken", `a zone named ${name} already exists`);
         }
-        return { status: 201, body: zone };
+        return objectReply("zone", zone, 201);
       },
     },
     {
       method: "GET",
       path: "/dns/zones/{zoneId}",
       async handle({ params }) {
-        return { status: 200, body: find(params["zoneId"]!) };
+        return objectReply("zone", find(params["zoneId"]!));
       },
     },
     {
       method: "DELETE",
       path: "/dns/zones/{zoneId}",
       async handle({ params }) {
-        if (!state.deleteZone(params["zoneId"]!)) throwNotFound(params["zoneId"]!);
-        return { status: 204 };
+        const zone = find(params["zoneId"]!);
+        if (!state.deleteZone(zone.id)) missing(`zone ${zone.id}`);
+        return deletedReply("zone", `zone ${zone.name} deleted`);
       },
     },
   ];
-}
-
-function throwNotFound(id: string): never {
-  throw notFound(`zone ${id}`);
 }

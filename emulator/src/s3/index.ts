@@ -17,6 +17,33 @@ import { authenticate, type Authenticated } from "./sigv4.js";
 import { parseTarget } from "./target.js";
 import { UploadStore } from "./upload-store.js";
 
+const newRequestId = (): string => randomBytes(8).toString("hex").toUpperCase();
+
+const FAULT_CODES: Readonly<Record<number, string>> = {
+  400: "InvalidRequest",
+  408: "RequestTimeout",
+  429: "SlowDown",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+};
+
+/** An error the server front answers itself (injected fault, stalled body), as S3 XML. */
+export function refuseS3(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>>,
+): void {
+  const code = FAULT_CODES[status] ?? (status >= 500 ? "ServiceUnavailable" : "InvalidRequest");
+  const requestId = newRequestId();
+  const resource = (req.url ?? "/").split("?")[0]!;
+  sendError(res, new S3Error(status, code, message), requestId, resource, req.method === "HEAD", {
+    "x-amz-request-id": requestId,
+    ...headers,
+  });
+}
+
 export function createS3Plane(opts: S3PlaneOptions): S3Plane {
   const store = new ObjectStore(opts.dataDir);
   const uploads = new UploadStore(store);
@@ -121,7 +148,7 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
 
   return {
     handle(req, res) {
-      const requestId = randomBytes(8).toString("hex").toUpperCase();
+      const requestId = newRequestId();
       res.setHeader("x-amz-request-id", requestId);
       res.setHeader("x-amz-id-2", requestId);
       const task = serve(req, res, requestId).finally(() => inFlight.delete(task));

@@ -10,7 +10,14 @@ export function sendXml(res: ServerResponse, status: number, root: string, child
 }
 
 /** Sends the error as S3 does: XML body (none for HEAD, where clients read only the status). */
-export function sendError(res: ServerResponse, err: S3Error, requestId: string, resource: string, head: boolean): void {
+export function sendError(
+  res: ServerResponse,
+  err: S3Error,
+  requestId: string,
+  resource: string,
+  head: boolean,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -26,7 +33,11 @@ export function sendError(res: ServerResponse, err: S3Error, requestId: string, 
     ],
     false,
   );
-  const headers: Record<string, string | number> = { "content-type": "application/xml", "x-amz-error-code": err.code };
+  const headers: Record<string, string | number> = {
+    "content-type": "application/xml",
+    "x-amz-error-code": err.code,
+    ...extraHeaders,
+  };
   if (!head) headers["content-length"] = Buffer.byteLength(body);
   res.writeHead(err.status, headers);
   res.end(head ? undefined : body);

@@ -1,10 +1,15 @@
 import { mkdir, rm } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { ApiError, validationError } from "../api-error.js";
-import { readJsonBody, sendApiError, sendJson } from "../http-io.js";
+import { dispatch, RAW_KEY_OR_JWT, type DispatchDeps } from "../dispatch.js";
+import { readJsonBody, writeAnswer } from "../http-io.js";
 import { newTranscriptId } from "../ids.js";
 import type { TranscriptionOptions, TranscriptionService } from "../interfaces.js";
+import { objectReply, type Reply } from "../replies.js";
+import { inArea, Router, type Route } from "../router.js";
+import { canonical } from "../shapes/canonical.js";
+import { EMPTY_DIRECTORY } from "../shapes/shape.js";
 import { isIpLiteral, type AddressPolicy } from "./address-policy.js";
 import { detectEngine } from "./engine.js";
 import { Ledger } from "./ledger.js";
@@ -80,7 +85,8 @@ export function createTranscriptionService(
       opts.logger.error("transcription: could not record the end of a job", { id, error: String(err) });
       return;
     }
-    void deliverWebhook(ended.transcript, dispatcher, webhooks.signal, opts.logger);
+    const publicId = opts.publicTranscriptId?.(ended.transcript.id) ?? ended.transcript.id;
+    void deliverWebhook(ended.transcript, publicId, dispatcher, webhooks.signal, opts.logger);
   });
 
   const ready = (async () => {
@@ -110,28 +116,31 @@ export function createTranscriptionService(
   }, PURGE_INTERVAL_MS);
   purgeTimer.unref();
 
-  async function createUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function createUpload(req: IncomingMessage): Promise<Reply> {
     const body = (await readJsonBody(req)) ?? {};
     const size = typeof body === "object" && body !== null ? (body as { size?: unknown }).size : undefined;
     if (typeof size === "number" && size > MAX_MEDIA_BYTES) throw uploadTooLarge();
     const { key, token, expiresAt } = await uploads.create();
-    sendJson(res, 200, {
+    return objectReply("upload", {
       uploadKey: key,
       uploadUrl: `${opts.apiUrl()}/v1/uploads/${key}?token=${encodeURIComponent(token)}`,
       expires_at: expiresAt.toISOString(),
     });
   }
 
-  async function receiveUpload(req: IncomingMessage, res: ServerResponse, key: string, url: URL): Promise<void> {
-    const size = await uploads.receive(key, url.searchParams.get("token"), req);
-    sendJson(res, 200, { uploadKey: key, size });
+  async function receiveUpload(req: IncomingMessage, key: string, query: URLSearchParams): Promise<Reply> {
+    if (!UPLOAD_KEY.test(key)) {
+      throw new ApiError(404, "not_found", "this upload URL is unknown, expired or already used; ask for a new one");
+    }
+    const size = await uploads.receive(key, query.get("token"), req);
+    return objectReply("upload_receipt", { uploadKey: key, size });
   }
 
-  async function createTranscript(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function createTranscript(req: IncomingMessage, query: URLSearchParams): Promise<Reply> {
     const parsed = CreateTranscriptBody.safeParse((await readJsonBody(req)) ?? {});
     if (!parsed.success) throw validationError(describeIssues(parsed.error));
     const body = parsed.data;
-    const wait = url.searchParams.get("wait");
+    const wait = query.get("wait");
     if (wait !== null && wait !== "false" && wait !== "true") {
       throw validationError("wait: must be `false` (or absent to wait up to the synchronous wait)");
     }
@@ -170,12 +179,12 @@ export function createTranscriptionService(
     await store.save(job);
     const ended = wait === "false" ? Promise.resolve(false) : queue.waitForEnd(id, opts.syncWaitMs);
     queue.enqueue(id);
-    if (wait === "false") return sendQueued(res, job);
+    if (wait === "false") return queued(job);
     const finished = await ended;
     const current = store.get(id) ?? job;
     // A job that ended within the wait answers 200, in error too (docs/api-contract.md §8.2).
-    if (finished && isEnded(current.transcript.status)) return sendJson(res, 200, current.transcript);
-    return sendQueued(res, current);
+    if (finished && isEnded(current.transcript.status)) return objectReply("transcript", current.transcript);
+    return queued(current);
   }
 
   /** The synchronous half of the address rule for names; the guarded connect is the other half. */
@@ -193,83 +202,58 @@ export function createTranscriptionService(
     if (refusal) throw new ApiError(400, "url_not_allowed", refusal.detail);
   }
 
-  function sendQueued(res: ServerResponse, job: StoredJob): void {
-    sendJson(res, 202, job.transcript, { location: `/v1/transcripts/${job.transcript.id}` });
-  }
+  const queued = (job: StoredJob): Reply => ({
+    type: "object",
+    kind: "transcript",
+    status: 202,
+    value: job.transcript,
+    locationPrefix: "/v1/transcripts/",
+  });
 
-  function getTranscript(res: ServerResponse, id: string): void {
+  function getTranscript(id: string): Reply {
     const job = TRANSCRIPT_ID.test(id) ? store.get(id) : undefined;
     if (job === undefined) {
       throw new ApiError(404, "not_found", `transcript ${id} does not exist or is past its 7-day retention`);
     }
-    sendJson(res, 200, job.transcript);
+    return objectReply("transcript", job.transcript);
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const method = req.method ?? "GET";
-    const path = url.pathname;
-    const count = (template: string, write: boolean): void =>
-      opts.counter.count("transcription", `${method} ${template}`, write);
-    const authenticate = (): void => {
-      if (!opts.authenticate(req)) {
-        throw new ApiError(
-          401,
-          "unauthorized",
-          "missing or invalid credential; send `Authorization: <api key>` or `Bearer <jwt>`",
-        );
-      }
+  /** Every handler waits for the stored state to be loaded first. */
+  const loaded =
+    (handle: Route["handle"]): Route["handle"] =>
+    async (ctx) => {
+      await ready;
+      return handle(ctx);
     };
-    const uploadMatch = /^\/v1\/uploads\/([^/]+)$/.exec(path);
-    const transcriptMatch = /^\/v1\/transcripts\/([^/]+)$/.exec(path);
-    if (path === "/v1/transcripts/upload" && method === "POST") {
-      count("/v1/transcripts/upload", true);
-      authenticate();
-      return createUpload(req, res);
-    }
-    if (path === "/v1/transcripts" && method === "POST") {
-      count("/v1/transcripts", true);
-      authenticate();
-      return createTranscript(req, res, url);
-    }
-    if (uploadMatch && method === "PUT") {
-      count("/v1/uploads/{key}", true);
-      const key = decodeURIComponent(uploadMatch[1]!);
-      if (!UPLOAD_KEY.test(key)) {
-        throw new ApiError(404, "not_found", "this upload URL is unknown, expired or already used; ask for a new one");
-      }
-      return receiveUpload(req, res, key, url);
-    }
-    if (transcriptMatch && method === "GET") {
-      count("/v1/transcripts/{id}", false);
-      authenticate();
-      return getTranscript(res, decodeURIComponent(transcriptMatch[1]!));
-    }
-    throw new ApiError(404, "not_found", `no route ${method} ${path}; see docs/api-contract.md §8`);
-  }
+  const routes = inArea("transcription", [
+    { method: "POST", path: "/v1/transcripts/upload", handle: loaded(({ req }) => createUpload(req)) },
+    { method: "POST", path: "/v1/transcripts", handle: loaded(({ req, query }) => createTranscript(req, query)) },
+    {
+      method: "PUT",
+      path: "/v1/uploads/{key}",
+      // The uploadUrl carries its own one-time token (docs/api-contract.md §8.1).
+      authenticated: false,
+      handle: loaded(({ req, params, query }) => receiveUpload(req, params["key"]!, query)),
+    },
+    {
+      method: "GET",
+      path: "/v1/transcripts/{id}",
+      handle: loaded(async ({ params }) => getTranscript(params["id"]!)),
+    },
+  ]);
+  const standalone: DispatchDeps = {
+    router: new Router(routes),
+    counter: opts.counter,
+    logger: opts.logger,
+    authenticate: (req) => opts.authenticate(req),
+    credentialForms: () => RAW_KEY_OR_JWT,
+    resolveId: (_kind, segment) => segment,
+  };
 
   return {
+    routes,
     async handle(req, res, url) {
-      try {
-        await ready;
-        await route(req, res, url);
-      } catch (err) {
-        const apiError =
-          err instanceof ApiError
-            ? err
-            : new ApiError(500, "internal", "the emulator failed on this request; see its log");
-        if (!(err instanceof ApiError))
-          opts.logger.error("transcription: request failed", { path: url.pathname, error: String(err) });
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        if (!req.readableEnded) {
-          // The body was not (fully) read, e.g. an over-2 GB upload refused up front: do not read it, close instead.
-          res.setHeader("connection", "close");
-          req.resume();
-        }
-        sendApiError(res, apiError);
-      }
+      writeAnswer(req, res, canonical.render(await dispatch(standalone, req, url), EMPTY_DIRECTORY));
     },
     getBalance: () => ledger?.available() ?? opts.initialBalanceUsd,
     setBalance: (usd) => {
@@ -277,6 +261,7 @@ export function createTranscriptionService(
       else void ready.then(() => ledger!.set(usd));
     },
     countTranscripts: () => store.count(),
+    inventory: () => store.live().map((job) => ({ id: job.transcript.id, status: job.transcript.status })),
     async reset() {
       await ready;
       await queue.stop();

@@ -44,9 +44,14 @@ export class JobStore {
     return [...this.jobs.values()];
   }
 
-  count(): number {
+  /** The jobs not past retention. */
+  live(): StoredJob[] {
     const now = Date.now();
-    return this.all().filter((job) => !this.isExpired(job, now)).length;
+    return this.all().filter((job) => !this.isExpired(job, now));
+  }
+
+  count(): number {
+    return this.live().length;
   }
 
   save(job: StoredJob): Promise<void> {

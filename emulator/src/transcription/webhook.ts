@@ -9,6 +9,8 @@ import type { Transcript } from "./records.js";
  */
 export async function deliverWebhook(
   transcript: Transcript,
+  /** The id as clients know it (a shape may show another than the emulator's own). */
+  publicId: string | number,
   dispatcher: Dispatcher,
   signal: AbortSignal,
   logger: Logger,
@@ -21,7 +23,7 @@ export async function deliverWebhook(
       dispatcher,
       signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
       headers: { "content-type": "application/json; charset=utf-8" },
-      body: JSON.stringify({ data: { id: transcript.id, status: transcript.status } }),
+      body: JSON.stringify({ data: { id: publicId, status: transcript.status } }),
       headersTimeout: WEBHOOK_TIMEOUT_MS,
       bodyTimeout: WEBHOOK_TIMEOUT_MS,
     });

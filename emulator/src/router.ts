@@ -1,31 +1,40 @@
 import type { IncomingMessage } from "node:http";
+import { listReply, type Kind, type Reply } from "./replies.js";
 
 export interface HandlerContext {
   readonly req: IncomingMessage;
+  /** Path parameters; identifiers (`{bucketId}`, `{zoneId}`, `{transcriptId}`) are the emulator's own. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
 }
 
-interface Reply {
-  readonly status: number;
-  readonly body?: unknown;
-}
+export type Area = "management" | "transcription";
 
 export interface Route {
-  readonly method: "GET" | "POST" | "DELETE";
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
   /** Path template such as `/object-storage/buckets/{bucketId}`; also the stats and log key. */
   readonly path: string;
+  /** False for a route whose URL carries its own authorization (the upload PUT). @default true */
+  readonly authenticated?: boolean;
   handle(ctx: HandlerContext): Promise<Reply>;
 }
 
+/** A route with the area it belongs to, which decides its stats bucket and its credential rules. */
+export interface AreaRoute extends Route {
+  readonly area: Area;
+}
+
+export const inArea = (area: Area, routes: readonly Route[]): AreaRoute[] =>
+  routes.map((route) => ({ ...route, area }));
+
 type Match =
-  | { kind: "found"; route: Route; params: Record<string, string> }
+  | { kind: "found"; route: AreaRoute; params: Record<string, string> }
   | { kind: "wrong_method"; allowed: string[] }
   | { kind: "none" };
 
 /** Matches a request path against route templates segment by segment. */
 export class Router {
-  constructor(private readonly routes: readonly Route[]) {}
+  constructor(private readonly routes: readonly AreaRoute[]) {}
 
   match(method: string, pathname: string): Match {
     const segments = splitPath(pathname);
@@ -75,6 +84,7 @@ function matchTemplate(template: string[], segments: string[]): Record<string, s
  * query compare like the stored names do.
  */
 export function listByNameRoute<T extends { readonly name: string }>(
+  kind: Kind,
   path: string,
   list: () => T[],
   normalize: (name: string) => string = (name) => name,
@@ -85,9 +95,12 @@ export function listByNameRoute<T extends { readonly name: string }>(
     async handle({ query }) {
       const name = query.get("name");
       const records = list();
-      if (name === null) return { status: 200, body: records };
+      if (name === null) return listReply(kind, records);
       const wanted = normalize(name);
-      return { status: 200, body: records.filter((record) => record.name === wanted) };
+      return listReply(
+        kind,
+        records.filter((record) => record.name === wanted),
+      );
     },
   };
 }
