@@ -110,6 +110,76 @@ describe("cloudplatform-emulator command", () => {
     }
   });
 
+  it("loses no acknowledged write to kill -9, nor a write whose answer it lost on purpose", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "emu-kill-"));
+    dirs.push(dataDir);
+    const first = await launch(["--data-dir", dataDir, "--quiet"]);
+    const post = (ready: Ready, path: string, body?: unknown) =>
+      fetch(`${ready.baseUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: ready.apiKey, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    // Five streams of writes; a write counts once it was answered 201.
+    const buckets: string[] = [];
+    const credentials: string[] = [];
+    let killed = false;
+    const stream = async (n: number): Promise<void> => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const bucket = await post(first.ready, "/object-storage/buckets", { name: `kill-${n}-${i}` });
+          if (bucket.status !== 201) continue;
+          const { id, name } = (await bucket.json()) as { id: string; name: string };
+          buckets.push(name);
+          const cred = await post(first.ready, `/object-storage/buckets/${id}/credentials`);
+          if (cred.status === 201) credentials.push(((await cred.json()) as { access_key_id: string }).access_key_id);
+        } catch {
+          return; // the connection died with the process
+        }
+      }
+    };
+    const streams = Promise.all([0, 1, 2, 3, 4].map(stream));
+    while (buckets.length + credentials.length < 300) await new Promise((resolve) => setTimeout(resolve, 20));
+    first.child.kill("SIGKILL");
+    killed = true;
+    await streams;
+    await first.exited;
+
+    const second = await launch(["--data-dir", dataDir, "--quiet"]);
+    try {
+      const inventory = (await (await fetch(`${second.ready.baseUrl}/_emulator/inventory`)).json()) as {
+        buckets: { name: string }[];
+        credentials: { access_key_id: string }[];
+      };
+      const names = new Set(inventory.buckets.map((b) => b.name));
+      const keys = new Set(inventory.credentials.map((c) => c.access_key_id));
+      expect(buckets.filter((name) => !names.has(name))).toEqual([]);
+      expect(credentials.filter((key) => !keys.has(key))).toEqual([]);
+
+      // A lost answer (§9.1) comes after the write is stored: a kill right after it keeps the zone.
+      await fetch(`${second.ready.baseUrl}/_emulator/faults`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ loseRate: 1, routes: "POST /dns/zones" }),
+      });
+      await expect(post(second.ready, "/dns/zones", { name: "lost.example" })).rejects.toThrow();
+      second.child.kill("SIGKILL");
+      await second.exited;
+    } finally {
+      second.child.kill("SIGKILL");
+    }
+    const third = await launch(["--data-dir", dataDir, "--quiet"]);
+    try {
+      const zones = await fetch(`${third.ready.baseUrl}/dns/zones?name=lost.example`, {
+        headers: { authorization: third.ready.apiKey },
+      });
+      expect(((await zones.json()) as unknown[]).length).toBe(1);
+    } finally {
+      third.child.kill("SIGTERM");
+      await third.exited;
+    }
+  });
+
   it("prints help and refuses unknown options with exit code 2", () => {
     expect(execFileSync(process.execPath, [bin, "--help"], { encoding: "utf8" })).toContain("--data-dir");
     let status: number | null = null;
