@@ -11,7 +11,7 @@ import { applyGlossary } from "./glossary.js";
 import type { Ledger } from "./ledger.js";
 import { formatUsd, MAX_AUDIO_SECONDS, MAX_MEDIA_BYTES, priceUsd } from "./limits.js";
 import { measureDuration } from "./media.js";
-import type { StoredJob } from "./records.js";
+import type { StoredJob, Transcript } from "./records.js";
 import type { JobStore } from "./store.js";
 
 export interface ProcessorDeps {
@@ -42,6 +42,14 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
   const wav = join(deps.mediaDir, `${id}.16k.wav`);
   let current: StoredJob = { ...job, transcript: { ...job.transcript, status: "processing" } };
   await deps.store.save(current);
+  /** Records the job's end, then settles its hold (charged when done, given back on error). */
+  const end = async (outcome: Partial<Transcript>, settle: "charge" | "release"): Promise<StoredJob> => {
+    current = { ...current, transcript: { ...current.transcript, ...outcome, completed_at: new Date().toISOString() } };
+    await deps.store.save(current);
+    await deps.ledger[settle](id);
+    await removeMedia(media, wav);
+    return current;
+  };
   try {
     if (job.source.kind === "url") {
       await downloadTo(new URL(job.source.url), media, deps.dispatcher, deps.policy, signal);
@@ -66,21 +74,8 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
     await deps.store.save(current);
     if (deps.processingDelayMs > 0) await sleep(deps.processingDelayMs, undefined, { signal });
     const { text, language } = await transcribe(media, wav, seconds, current.transcript.language, deps.engine, signal);
-    current = {
-      ...current,
-      transcript: {
-        ...current.transcript,
-        status: "done",
-        text: applyGlossary(text, current.glossary),
-        language,
-        completed_at: new Date().toISOString(),
-      },
-    };
     // Record first, then charge: after a crash in between, the restart sees a done job and keeps its hold as the charge.
-    await deps.store.save(current);
-    await deps.ledger.charge(id);
-    await removeMedia(media, wav);
-    return current;
+    return await end({ status: "done", text: applyGlossary(text, current.glossary), language }, "charge");
   } catch (err) {
     if (signal.aborted) throw err;
     const failure =
@@ -89,20 +84,7 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
         : new JobError("internal", `the emulator failed on this file (${(err as Error).message})`);
     if (!(err instanceof JobError))
       deps.logger.error("transcription: job failed unexpectedly", { id, error: String(err) });
-    current = {
-      ...current,
-      transcript: {
-        ...current.transcript,
-        status: "error",
-        text: null,
-        error: failure.message,
-        completed_at: new Date().toISOString(),
-      },
-    };
-    await deps.store.save(current);
-    await deps.ledger.release(id);
-    await removeMedia(media, wav);
-    return current;
+    return await end({ status: "error", text: null, error: failure.message }, "release");
   }
 }
 
