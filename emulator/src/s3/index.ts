@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Refuse } from "../front.js";
 import type { ObjectStoreApi, S3Plane, S3PlaneOptions } from "../interfaces.js";
 import { OWNER_ID } from "./bucket-operations.js";
 import type { S3Call } from "./call.js";
@@ -28,13 +29,7 @@ const FAULT_CODES: Readonly<Record<number, string>> = {
 };
 
 /** An error the server front answers itself (injected fault, stalled body), as S3 XML. */
-export function refuseS3(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  message: string,
-  headers: Readonly<Record<string, string>>,
-): void {
+export const refuseS3: Refuse = (req, res, status, message, headers) => {
   const code = FAULT_CODES[status] ?? (status >= 500 ? "ServiceUnavailable" : "InvalidRequest");
   const requestId = newRequestId();
   const resource = (req.url ?? "/").split("?")[0]!;
@@ -42,7 +37,7 @@ export function refuseS3(
     "x-amz-request-id": requestId,
     ...headers,
   });
-}
+};
 
 export function createS3Plane(opts: S3PlaneOptions): S3Plane {
   const store = new ObjectStore(opts.dataDir);
