@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { listReply, type Kind, type Reply } from "./replies.js";
+import { listReply, objectReply, type Fields, type Kind, type Reply } from "./replies.js";
 
 export interface HandlerContext {
   readonly req: IncomingMessage;
@@ -101,6 +101,18 @@ export function listByNameRoute<T extends { readonly name: string }>(
         kind,
         records.filter((record) => record.name === wanted),
       );
+    },
+  };
+}
+
+/** `GET <collection>/{param}`: one record, or the 404 that `find` throws. */
+export function readOneRoute(kind: Kind, path: string, find: (id: string) => Fields): Route {
+  const param = /\{(\w+)\}$/.exec(path)![1]!;
+  return {
+    method: "GET",
+    path,
+    async handle({ params }) {
+      return objectReply(kind, find(params[param]!));
     },
   };
 }

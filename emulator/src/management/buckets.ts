@@ -6,7 +6,7 @@ import { bucketNameProblem, STORAGE_CLASSES } from "../names.js";
 import type { BucketRecord, StateStore } from "../state.js";
 import { parseBody } from "./body.js";
 import { deletedReply, objectReply } from "../replies.js";
-import { listByNameRoute, type Route } from "../router.js";
+import { listByNameRoute, readOneRoute, type Route } from "../router.js";
 
 const createBucketBody = z.strictObject({
   name: z.string(),
@@ -41,13 +41,7 @@ export function bucketRoutes(state: StateStore, objects: () => ObjectStoreApi): 
         return objectReply("bucket", bucket, 201);
       },
     },
-    {
-      method: "GET",
-      path: "/object-storage/buckets/{bucketId}",
-      async handle({ params }) {
-        return objectReply("bucket", find(params["bucketId"]!));
-      },
-    },
+    readOneRoute("bucket", "/object-storage/buckets/{bucketId}", find),
     {
       method: "DELETE",
       path: "/object-storage/buckets/{bucketId}",

@@ -5,7 +5,7 @@ import { normalizeZoneName, zoneNameProblem } from "../names.js";
 import type { StateStore, ZoneRecord } from "../state.js";
 import { parseBody } from "./body.js";
 import { deletedReply, objectReply } from "../replies.js";
-import { listByNameRoute, type Route } from "../router.js";
+import { listByNameRoute, readOneRoute, type Route } from "../router.js";
 
 const NAMESERVERS = ["ns1.cloudplatform.test", "ns2.cloudplatform.test"];
 const createZoneBody = z.strictObject({ name: z.string() });
@@ -36,13 +36,7 @@ export function zoneRoutes(state: StateStore): Route[] {
         return objectReply("zone", zone, 201);
       },
     },
-    {
-      method: "GET",
-      path: "/dns/zones/{zoneId}",
-      async handle({ params }) {
-        return objectReply("zone", find(params["zoneId"]!));
-      },
-    },
+    readOneRoute("zone", "/dns/zones/{zoneId}", find),
     {
       method: "DELETE",
       path: "/dns/zones/{zoneId}",
