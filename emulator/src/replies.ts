@@ -15,7 +15,10 @@ export type Reply =
       readonly kind: Kind;
       readonly status: number;
       readonly value: Fields;
-      /** Path the object can be read at, without its identifier (a `Location` header). */
+      /**
+       * Path a queued transcript can be read at, without its id: a `Location` header ending in the
+       * id as the shape shows it. Only transcripts are read back by a client that polls.
+       */
       readonly locationPrefix?: string;
     }
   | { readonly type: "list"; readonly kind: Kind; readonly values: readonly Fields[] }

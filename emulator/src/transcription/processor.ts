@@ -42,11 +42,17 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
   const wav = join(deps.mediaDir, `${id}.16k.wav`);
   let current: StoredJob = { ...job, transcript: { ...job.transcript, status: "processing" } };
   await deps.store.save(current);
-  /** Records the job's end, then settles its hold (charged when done, given back on error). */
+  /**
+   * Records the job's end and settles its hold. A charge comes after the record: after a crash in
+   * between, the restart sees a done job and keeps its hold as the charge (charging first could
+   * charge a re-run twice). A release comes before it, so no client sees the error while the
+   * price is still held; a crash in between re-runs the job, which holds the price again.
+   */
   const end = async (outcome: Partial<Transcript>, settle: "charge" | "release"): Promise<StoredJob> => {
+    if (settle === "release") await deps.ledger.release(id);
     current = { ...current, transcript: { ...current.transcript, ...outcome, completed_at: new Date().toISOString() } };
     await deps.store.save(current);
-    await deps.ledger[settle](id);
+    if (settle === "charge") await deps.ledger.charge(id);
     await removeMedia(media, wav);
     return current;
   };
@@ -74,7 +80,6 @@ export async function processJob(job: StoredJob, deps: ProcessorDeps, signal: Ab
     await deps.store.save(current);
     if (deps.processingDelayMs > 0) await sleep(deps.processingDelayMs, undefined, { signal });
     const { text, language } = await transcribe(media, wav, seconds, current.transcript.language, deps.engine, signal);
-    // Record first, then charge: after a crash in between, the restart sees a done job and keeps its hold as the charge.
     return await end({ status: "done", text: applyGlossary(text, current.glossary), language }, "charge");
   } catch (err) {
     if (signal.aborted) throw err;
