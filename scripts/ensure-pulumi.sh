@@ -12,6 +12,8 @@ bin_dir="$cache_root/pulumi/$version/bin"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 log() { echo "[ensure-pulumi] $*" >&2; }
+# shellcheck source=lib/go-proxy-build.sh
+. "$repo_root/scripts/lib/go-proxy-build.sh"
 
 # The dynamic-provider plugin is a script inside the @pulumi/pulumi npm package; a CLI built from
 # source lacks it, and the engine then fails with "no resource plugin 'pulumi-resource-pulumi-nodejs'".
@@ -44,29 +46,11 @@ if [ -x "$bin_dir/pulumi" ]; then
 fi
 
 build_from_go_proxy() {
-  command -v go >/dev/null 2>&1 || { log "go is not installed"; return 1; }
-  local work
-  work="$(mktemp -d)"
-  log "building Pulumi CLI $version from the Go module proxy (first time only: ~1 min download, ~7 min compile on 2 cores)"
-  (
-    set -e
-    cd "$work"
-    export GOFLAGS=-mod=mod GOTOOLCHAIN=local
-    go mod init pulumi-cli-build >/dev/null 2>&1
-    # The upstream clipboard module is not served by the proxy; Pulumi's own fork is.
-    go mod edit -replace github.com/atotto/clipboard=github.com/tgummerer/clipboard@v0.0.0-20241001131231-d02d263e614e
-    log "downloading modules..."
-    go get "github.com/pulumi/pulumi/pkg/v3@$version" "github.com/pulumi/pulumi/sdk/v3@$version" >&2
-    log "compiling (progress: one dot every 30 s)..."
-    ( while sleep 30; do printf . >&2; done ) & ticker=$!
-    trap 'kill $ticker 2>/dev/null || true' EXIT
-    mkdir -p "$bin_dir.partial"
-    go build -ldflags "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" \
-      -o "$bin_dir.partial/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
-    echo >&2
-  ) || { rm -rf "$work" "$bin_dir.partial"; return 1; }
-  rm -rf "$work"
-  rm -rf "$bin_dir" && mkdir -p "$(dirname "$bin_dir")" && mv "$bin_dir.partial" "$bin_dir"
+  go_proxy_build \
+    "building Pulumi CLI $version from the Go module proxy (first time only: ~1 min download, ~7 min compile on 2 cores)" \
+    "$bin_dir" pulumi "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" \
+    github.com/pulumi/pulumi/pkg/v3/cmd/pulumi \
+    "github.com/pulumi/pulumi/pkg/v3@$version" "github.com/pulumi/pulumi/sdk/v3@$version"
 }
 
 vendor_install() {
