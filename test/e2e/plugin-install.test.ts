@@ -1,0 +1,187 @@
+// The executable provider as users install it: `npm run plugin:pack`, then `pulumi plugin install
+// resource cloudplatform <version> --file <tarball>` into a fresh PULUMI_HOME, then a program run by
+// the real engine with nothing of this repository on PATH, against the emulator. And the package's
+// `bin`, which the engine finds on PATH, refusing a Node older than the provider supports.
+import { execFile } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { engineEnv, packPlugin, PluginSandbox, pluginVersion, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
+// Types only: the program runs in a child process, never inside vitest.
+import type { TokenProgramAnswer, TokenProgramRequest } from "./support/token-program.mts";
+
+const run = promisify(execFile);
+const launcher = path.join(repoRoot, "bin", "provider", "plugin", "launcher.js");
+const tokenProgram = path.join(repoRoot, "test", "e2e", "support", "token-program.mts");
+
+/** One operation of the token program (Bucket, BucketCredential, DnsZone) in a plain Node child. */
+async function runTokenProgram(
+  op: TokenProgramRequest["op"],
+  workDir: string,
+  env: Readonly<Record<string, string>>,
+  emulator: Emulator,
+): Promise<TokenProgramAnswer> {
+  const request: TokenProgramRequest = {
+    op,
+    repoRoot,
+    pulumiBinDir: await pulumiBinDir(),
+    workDir,
+    config: providerConfig(emulator),
+    zoneName: "plugin-install.example",
+  };
+  const { stdout } = await run(process.execPath, [tokenProgram, JSON.stringify(request)], {
+    cwd: workDir,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 300_000,
+  });
+  const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as TokenProgramAnswer;
+  if (!answer.ok) throw new Error(`${op} failed: ${answer.error}`);
+  return answer;
+}
+
+describe("package.json bin: pulumi-resource-cloudplatform", () => {
+  let dir: string;
+  let emulator: Emulator;
+
+  beforeAll(async () => {
+    await run(
+      process.execPath,
+      [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-b", "tsconfig.json"],
+      {
+        cwd: repoRoot,
+      },
+    );
+    dir = await mkdtemp(path.join(tmpdir(), "cloudplatform-bin-"));
+    emulator = await launchEmulator();
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is declared, and the engine finds it on PATH (as npm links it) with no plugin installed", async () => {
+    const pkg = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8")) as {
+      bin: Record<string, string>;
+    };
+    expect(path.join(repoRoot, pkg.bin["pulumi-resource-cloudplatform"] ?? "")).toBe(launcher);
+    // What `npm install -g` does: a link on PATH to the file, made executable.
+    const binDir = path.join(dir, "bin");
+    await mkdir(binDir);
+    await chmod(launcher, 0o755);
+    await symlink(launcher, path.join(binDir, "pulumi-resource-cloudplatform"));
+    const workDir = path.join(dir, "program");
+    await mkdir(workDir);
+    const env = {
+      ...(await engineEnv(dir)),
+      PATH: [binDir, await pulumiBinDir(), path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter),
+    };
+    // A preview runs the plugin's check and diff of every resource: the engine started it.
+    const preview = await runTokenProgram("preview", workDir, env, emulator);
+    expect(preview.changes).toEqual({ create: 4 });
+  });
+
+  it("refuses a Node older than the provider needs, with a clear message, before loading the provider", async () => {
+    // The version check reads process.versions.node: a preload makes this Node report an old one,
+    // and reports every module of the provider or its dependencies that gets loaded.
+    const fake = path.join(dir, "old-node.cjs");
+    await writeFile(
+      fake,
+      [
+        'Object.defineProperty(process.versions, "node", { value: "20.19.0" });',
+        'const Module = require("node:module");',
+        "const load = Module._load;",
+        "Module._load = function (request, parent, isMain) {",
+        '  if (!isMain && !request.startsWith("node:")) process.stdout.write(`loaded ${request}\\n`);',
+        "  return load.call(this, request, parent, isMain);",
+        "};",
+      ].join("\n"),
+    );
+    const refused = await run(process.execPath, ["--require", fake, launcher, "127.0.0.1:1"], { timeout: 30_000 }).then(
+      () => undefined,
+      (error: unknown) => error as Error & { code?: number; stdout?: string; stderr?: string },
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toMatch(/Node\.js v20\.19\.0 \(.*\) is too old \(CLOUDPLATFORM_NODE_UNSUPPORTED\)/);
+    expect(refused?.stderr).toMatch(/needs Node\.js >= 22\.19\.0\. Install Node\.js 22 or newer/);
+    // Nothing but the launcher ran: no module of the provider nor of its dependencies was loaded.
+    expect(refused?.stdout).toBe("");
+  });
+});
+
+describe("the plugin tarball, installed with `pulumi plugin install --file`", () => {
+  let outDir: string;
+  let tarball: string;
+  let sandbox: PluginSandbox;
+  let emulator: Emulator;
+  let workDir: string;
+
+  const program = (op: TokenProgramRequest["op"]): Promise<TokenProgramAnswer> =>
+    runTokenProgram(op, workDir, sandbox.env, emulator);
+
+  beforeAll(async () => {
+    outDir = await mkdtemp(path.join(tmpdir(), "cloudplatform-pack-"));
+    tarball = await packPlugin(outDir);
+    sandbox = await PluginSandbox.create(tarball, []);
+    workDir = path.join(sandbox.root, "program");
+    await mkdir(workDir);
+    emulator = await launchEmulator();
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await sandbox?.dispose();
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it("is named for its version and platform and holds the launcher, the compiled provider and its runtime dependencies only", async () => {
+    expect(path.basename(tarball)).toBe(
+      `pulumi-resource-cloudplatform-v${pluginVersion()}-${process.platform}-${process.arch}.tar.gz`,
+    );
+    const { stdout } = await run("tar", ["-tzvf", tarball], { maxBuffer: 64 * 1024 * 1024 });
+    const lines = stdout.trim().split("\n");
+    const names = lines.map((l) => l.split(/\s+/).slice(5).join(" "));
+    expect(lines.find((l) => l.endsWith(" pulumi-resource-cloudplatform"))).toMatch(/^-rwxr-xr-x/);
+    expect(names).toContain("bin/provider/plugin/main.js");
+    expect(names).toContain("bin/provider/plugin/launcher.js");
+    expect(names).toContain("node_modules/@pulumi/pulumi/package.json");
+    expect(names).toContain("node_modules/undici/package.json");
+    // No SDK, tests, emulator or tooling; and no PulumiPlugin.yaml, which would make the engine run
+    // the plugin through a Node language host instead of the launcher.
+    const unwanted =
+      /^(bin\/sdk|test|emulator|PulumiPlugin\.yaml)|node_modules\/(typescript|vitest|eslint|nock|cloudplatform-emulator|music-metadata)\/|\.d\.ts$|\.map$/;
+    expect(names.filter((n) => unwanted.test(n))).toEqual([]);
+    // A dev dependency or the emulator creeping in would more than double it.
+    expect((await stat(tarball)).size).toBeLessThan(15 * 1024 * 1024);
+  });
+
+  it("is installed in the plugin cache", async () => {
+    const { stdout } = await sandbox.cli(sandbox.root, ["plugin", "ls", "--json"]);
+    const plugins = JSON.parse(stdout) as Array<{ name: string; kind: string; version: string }>;
+    expect(plugins).toContainEqual(
+      expect.objectContaining({ name: "cloudplatform", kind: "resource", version: pluginVersion() }),
+    );
+  });
+
+  it("up creates a bucket, a credential and a zone through the installed plugin; the secret stays secret", async () => {
+    const up = await program("up");
+    expect(up.changes).toMatchObject({ create: 4 });
+    expect(up.outputs?.["secretAccessKey"]?.secret).toBe(true);
+    expect(String(up.outputs?.["accessKeyId"]?.value)).toMatch(/^CPAK/);
+    expect(String(up.outputs?.["zoneId"]?.value)).toMatch(/^zone_/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1, zones: 1 });
+  });
+
+  it("a second up changes nothing", async () => {
+    const again = await program("up");
+    expect(again.changes).toEqual({ same: 4 });
+  });
+
+  it("destroy removes everything from the emulator", async () => {
+    const destroyed = await program("destroy");
+    expect(destroyed.changes).toMatchObject({ delete: 4 });
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0, zones: 0 });
+  });
+});
