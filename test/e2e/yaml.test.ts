@@ -1,0 +1,136 @@
+// examples/yaml-* deployed as a user would: the plugin installed from its tarball with `pulumi plugin
+// install --file`, the YAML language host on PATH, and plain `pulumi` commands in the example's folder
+// (no Automation API), against the emulator. Nothing of this repository is on PATH.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorState, launchEmulator, type Emulator } from "./support/emulator.js";
+import { packPlugin, PluginSandbox, yamlHostDir } from "./support/plugin-cli.js";
+import { roundTrip } from "./support/s3.js";
+
+let emulator: Emulator;
+let sandbox: PluginSandbox;
+let outDir: string;
+
+beforeAll(async () => {
+  outDir = await mkdtemp(path.join(tmpdir(), "cloudplatform-pack-"));
+  const tarball = await packPlugin(outDir);
+  sandbox = await PluginSandbox.create(tarball, [await yamlHostDir()]);
+  emulator = await launchEmulator();
+});
+afterAll(async () => {
+  await emulator?.close();
+  await sandbox?.dispose();
+  if (outDir) await rm(outDir, { recursive: true, force: true });
+});
+
+/** A copy of the example with a stack whose config points the provider at the emulator. */
+async function exampleStack(example: string): Promise<(args: readonly string[], input?: string) => Promise<string>> {
+  const dir = await sandbox.copyExample(example);
+  const pulumi = async (args: readonly string[], input?: string): Promise<string> =>
+    (await sandbox.cli(dir, args, input)).stdout;
+  await pulumi(["stack", "init", "e2e"]);
+  await pulumi(["config", "set", "cloudplatform:baseUrl", emulator.baseUrl]);
+  await pulumi(["config", "set", "cloudplatform:s3Url", emulator.s3Url]);
+  await pulumi(["config", "set", "--secret", "cloudplatform:apiKey"], emulator.apiKey);
+  return pulumi;
+}
+
+type Outputs = Record<string, unknown>;
+
+describe("examples/yaml-bucket", () => {
+  let pulumi: Awaited<ReturnType<typeof exampleStack>>;
+  let upOutput: string;
+  let secret: string;
+
+  beforeAll(async () => {
+    pulumi = await exampleStack("yaml-bucket");
+  });
+
+  it("`pulumi up` creates the bucket and a working credential", async () => {
+    upOutput = await pulumi(["up", "--yes"]);
+    expect(upOutput).toMatch(/\+ 3 created/);
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json", "--show-secrets"])) as Outputs;
+    secret = String(outputs["secretAccessKey"]);
+    expect(secret.length).toBeGreaterThan(20);
+    const access = {
+      endpoint: String(outputs["s3Endpoint"]),
+      region: String(outputs["region"]),
+      bucket: String(outputs["bucketName"]),
+      accessKeyId: String(outputs["accessKeyId"]),
+      secretAccessKey: secret,
+    };
+    expect(access.endpoint).toBe(emulator.s3Url);
+    expect(await roundTrip(access)).toBe("ok");
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("masks the secret in the CLI's outputs and keeps it, and the API key, out of the exported state", async () => {
+    expect(upOutput).toMatch(/secretAccessKey: \[secret\]/);
+    expect(upOutput).not.toContain(secret);
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json"])) as Outputs;
+    expect(outputs["secretAccessKey"]).toBe("[secret]");
+    expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
+
+    const exported = await pulumi(["stack", "export"]);
+    expect(exported).not.toContain(secret);
+    expect(exported).not.toContain(emulator.apiKey);
+    const state = JSON.parse(exported) as {
+      deployment: { resources: Array<{ type: string; outputs?: Record<string, unknown> }> };
+    };
+    const credential = state.deployment.resources.find((r) => r.type === "cloudplatform:index:BucketCredential");
+    expect(credential?.outputs?.["secretAccessKey"]).toMatchObject({
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: expect.any(String),
+    });
+  });
+
+  it("a second `pulumi up` changes nothing", async () => {
+    const again = await pulumi(["up", "--yes", "--expect-no-changes"]);
+    expect(again).toMatch(/3 unchanged/);
+  });
+
+  it("program configuration reaches the resources: credentialActive=false deactivates the credential in place", async () => {
+    await pulumi(["config", "set", "credentialActive", "false"]);
+    const update = await pulumi(["up", "--yes"]);
+    expect(update).toMatch(/~ 1 updated/);
+    expect(update).not.toMatch(/replaced|created/);
+    await pulumi(["config", "rm", "credentialActive"]);
+  });
+
+  it("`pulumi destroy` leaves the emulator empty", async () => {
+    const destroyed = await pulumi(["destroy", "--yes"]);
+    expect(destroyed).toMatch(/- 3 deleted/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 0 });
+  });
+});
+
+describe("examples/yaml-dns", () => {
+  let pulumi: Awaited<ReturnType<typeof exampleStack>>;
+
+  beforeAll(async () => {
+    pulumi = await exampleStack("yaml-dns");
+    await pulumi(["config", "set", "zoneName", "yaml-e2e.example"]);
+  });
+
+  it("`pulumi up` creates the zone and exports its nameservers", async () => {
+    const up = await pulumi(["up", "--yes"]);
+    expect(up).toMatch(/\+ 2 created/);
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json"])) as Outputs;
+    expect(String(outputs["zoneId"])).toMatch(/^zone_/);
+    expect(outputs["nameservers"]).toEqual(expect.arrayContaining([expect.any(String)]));
+    expect(await emulatorState(emulator)).toMatchObject({ zones: 1 });
+  });
+
+  it("a second `pulumi up` changes nothing", async () => {
+    const again = await pulumi(["up", "--yes", "--expect-no-changes"]);
+    expect(again).toMatch(/2 unchanged/);
+  });
+
+  it("`pulumi destroy` leaves the emulator empty", async () => {
+    const destroyed = await pulumi(["destroy", "--yes"]);
+    expect(destroyed).toMatch(/- 2 deleted/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 0 });
+  });
+});
