@@ -173,9 +173,9 @@ export class ApiClient {
       if (!idempotent && maybeSent) {
         if (opts.reconcile === undefined) {
           throw new OutcomeUnknownError(
-            "CLOUDPLATFORM_OUTCOME_UNKNOWN",
             `${endpoint} may have reached the server but no answer arrived (${lastError.code}); it was not repeated ` +
-              "because repeating it could create a duplicate. Check the object in the dashboard, then run `pulumi up` again.",
+              "because repeating it could create a duplicate",
+            "Check the object in the dashboard, then run `pulumi up` again.",
             { endpoint, cause: lastError, ...(lastError.status === undefined ? {} : { status: lastError.status }) },
           );
         }
@@ -236,8 +236,8 @@ export class ApiClient {
           kind: "failure",
           maybeSent: true,
           error: new TimeoutError(
-            "CLOUDPLATFORM_TIMEOUT",
-            `${endpoint} did not answer within ${timeoutMs} ms (CLOUDPLATFORM_TIMEOUT). Check that ${url.origin} is reachable.`,
+            `${endpoint} did not answer within ${timeoutMs} ms`,
+            `Check that ${url.origin} is reachable.`,
             { endpoint, retryable: true },
           ),
         };
@@ -247,9 +247,12 @@ export class ApiClient {
         kind: "failure",
         maybeSent: !notSentCodes.has(code),
         error: new NetworkError(
-          "CLOUDPLATFORM_NETWORK",
-          `${endpoint} failed: connection error ${code} (CLOUDPLATFORM_NETWORK). Check that ${url.origin} is reachable.`,
-          { endpoint, retryable: true },
+          `${endpoint} failed: connection error ${code}`,
+          `Check that ${url.origin} is reachable.`,
+          {
+            endpoint,
+            retryable: true,
+          },
         ),
       };
     } finally {
@@ -336,33 +339,22 @@ const hints: Record<number, string> = {
 function httpError(res: Attempt, endpoint: string): HttpError {
   const { apiCode, message } = readErrorBody(res.text);
   const status = res.status;
-  const [Cls, code] = classify(status);
   const server = message === undefined ? "" : `: ${safeText(message)}`;
   const hint = hints[status] ?? (status >= 500 ? "The platform failed; try again later." : "");
-  const text = `${endpoint} failed with ${status}${apiCode === undefined ? "" : ` ${safeText(apiCode, 60)}`}${server} (${code}).${hint === "" ? "" : ` ${hint}`}`;
-  return new Cls(code, text, {
-    status,
-    endpoint,
-    retryable: retryableStatuses.has(status),
-    ...(apiCode === undefined ? {} : { apiCode }),
-  });
+  return new (httpErrorClasses[status] ?? HttpError)(
+    `${endpoint} failed with ${status}${apiCode === undefined ? "" : ` ${safeText(apiCode, 60)}`}${server}`,
+    hint,
+    { status, endpoint, retryable: retryableStatuses.has(status), ...(apiCode === undefined ? {} : { apiCode }) },
+  );
 }
 
-function classify(status: number): [typeof HttpError, string] {
-  switch (status) {
-    case 400:
-    case 422:
-      return [BadRequestError, "CLOUDPLATFORM_BAD_REQUEST"];
-    case 401:
-    case 403:
-      return [UnauthorizedError, "CLOUDPLATFORM_UNAUTHORIZED"];
-    case 404:
-      return [NotFoundError, "CLOUDPLATFORM_NOT_FOUND"];
-    case 409:
-      return [ConflictError, "CLOUDPLATFORM_CONFLICT"];
-    case 429:
-      return [RateLimitedError, "CLOUDPLATFORM_RATE_LIMITED"];
-    default:
-      return [HttpError, `CLOUDPLATFORM_HTTP_${status}`];
-  }
-}
+/** Statuses callers handle by class; any other is an `HttpError` with code `CLOUDPLATFORM_HTTP_<status>`. */
+const httpErrorClasses: Record<number, typeof HttpError> = {
+  400: BadRequestError,
+  422: BadRequestError,
+  401: UnauthorizedError,
+  403: UnauthorizedError,
+  404: NotFoundError,
+  409: ConflictError,
+  429: RateLimitedError,
+};

@@ -11,7 +11,8 @@ import { registerSecret } from "./redact.js";
 
 export type SettingName = "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token";
 
-const envNames: Record<SettingName, string> = {
+/** The environment variable of each setting. */
+export const envNames: Record<SettingName, string> = {
   baseUrl: "CLOUDPLATFORM_BASE_URL",
   s3Url: "CLOUDPLATFORM_S3_URL",
   apiUrl: "CLOUDPLATFORM_API_URL",
@@ -86,13 +87,12 @@ function url(name: SettingName, value: string): string {
     parsed = new URL(value);
   } catch {
     throw new ConfigInvalidError(
-      `cloudplatform:${name} is not a valid URL (CLOUDPLATFORM_CONFIG_INVALID). Set it with ${howToSet(name)}, e.g. https://api.example.com.`,
+      `cloudplatform:${name} is not a valid URL`,
+      `Set it with ${howToSet(name)}, e.g. https://api.example.com.`,
     );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ConfigInvalidError(
-      `cloudplatform:${name} must be an http(s) URL (CLOUDPLATFORM_CONFIG_INVALID). Set it with ${howToSet(name)}.`,
-    );
+    throw new ConfigInvalidError(`cloudplatform:${name} must be an http(s) URL`, `Set it with ${howToSet(name)}.`);
   }
   return value.replace(/\/+$/, "");
 }
@@ -105,9 +105,7 @@ function url(name: SettingName, value: string): string {
 export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (message: string) => void): Settings {
   const base = read("baseUrl", lookup);
   if (base === undefined) {
-    throw new ConfigMissingError(
-      `the management API address is not set (CLOUDPLATFORM_CONFIG_MISSING). Set it with ${howToSet("baseUrl")}.`,
-    );
+    throw new ConfigMissingError("the management API address is not set", `Set it with ${howToSet("baseUrl")}.`);
   }
   const baseUrl = url("baseUrl", base);
   const s3 = read("s3Url", lookup);
@@ -130,8 +128,8 @@ export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (
     auth = { kind: "token", value: token };
   } else {
     throw new ConfigMissingError(
-      `no credential is set (CLOUDPLATFORM_CONFIG_MISSING). Set an API key with ${howToSet("apiKey")}, ` +
-        `or a dashboard token with ${howToSet("token")}.`,
+      "no credential is set",
+      `Set an API key with ${howToSet("apiKey")}, or a dashboard token with ${howToSet("token")}.`,
     );
   }
   return {
@@ -145,9 +143,7 @@ export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (
 /** The S3 endpoint, or a clear error for the resources that need it. */
 export function requireS3Url(settings: Settings): string {
   if (settings.s3Url === undefined) {
-    throw new ConfigMissingError(
-      `the S3 endpoint is not set (CLOUDPLATFORM_CONFIG_MISSING). Set it with ${howToSet("s3Url")}.`,
-    );
+    throw new ConfigMissingError("the S3 endpoint is not set", `Set it with ${howToSet("s3Url")}.`);
   }
   return settings.s3Url;
 }

@@ -1,28 +1,41 @@
 /**
- * Typed errors of the provider. Every error has a stable `code` callers can switch on, and a message
- * that says what failed and what to do. Messages never contain a secret: server text is redacted
- * (`redact.ts`) before it reaches an error, and request bodies are never included.
+ * The provider's closed error vocabulary. Every error is a class that carries one stable `code`
+ * (the list below, also in docs/api-contract.md §2.2, which a unit test keeps equal), and every
+ * message has one shape, built here: `<what failed> (<code>). <what to do>`. Messages never contain
+ * a secret: server text is redacted (`redact.ts`) before it reaches an error, and request bodies are
+ * never included.
  */
 
 // A process-wide symbol: `isInstance` must recognise errors thrown by another copy of this package
 // (the program and the provider host may load different copies), where `instanceof` fails.
 const marker = Symbol.for("pulumi-cloudplatform:error");
 
+/** Every code, in the order of docs/api-contract.md §2.2; `<status>` stands for any HTTP status. */
+export const errorCodes = [
+  "CLOUDPLATFORM_CONFIG_MISSING",
+  "CLOUDPLATFORM_CONFIG_INVALID",
+  "CLOUDPLATFORM_BAD_REQUEST",
+  "CLOUDPLATFORM_UNAUTHORIZED",
+  "CLOUDPLATFORM_NOT_FOUND",
+  "CLOUDPLATFORM_CONFLICT",
+  "CLOUDPLATFORM_RATE_LIMITED",
+  "CLOUDPLATFORM_HTTP_<status>",
+  "CLOUDPLATFORM_UNEXPECTED_RESPONSE",
+  "CLOUDPLATFORM_TIMEOUT",
+  "CLOUDPLATFORM_NETWORK",
+  "CLOUDPLATFORM_OUTCOME_UNKNOWN",
+  "CLOUDPLATFORM_PARTIAL",
+  "CLOUDPLATFORM_UNKNOWN_TYPE",
+  "CLOUDPLATFORM_IMPORT_UNSUPPORTED",
+  "CLOUDPLATFORM_IMPORT_ID_INVALID",
+  "CLOUDPLATFORM_SOURCE_MISSING",
+  "CLOUDPLATFORM_UPLOAD_FAILED",
+  "CLOUDPLATFORM_TRANSCRIPT_FAILED",
+  "CLOUDPLATFORM_TRANSCRIPT_DEADLINE",
+] as const;
+
 export type ErrorCode =
-  | "CLOUDPLATFORM_CONFIG_MISSING"
-  | "CLOUDPLATFORM_CONFIG_INVALID"
-  | "CLOUDPLATFORM_BAD_REQUEST"
-  | "CLOUDPLATFORM_UNAUTHORIZED"
-  | "CLOUDPLATFORM_NOT_FOUND"
-  | "CLOUDPLATFORM_CONFLICT"
-  | "CLOUDPLATFORM_RATE_LIMITED"
-  | `CLOUDPLATFORM_HTTP_${number}`
-  | "CLOUDPLATFORM_UNEXPECTED_RESPONSE"
-  | "CLOUDPLATFORM_TIMEOUT"
-  | "CLOUDPLATFORM_NETWORK"
-  | "CLOUDPLATFORM_OUTCOME_UNKNOWN"
-  | "CLOUDPLATFORM_PARTIAL"
-  | (string & {});
+  Exclude<(typeof errorCodes)[number], "CLOUDPLATFORM_HTTP_<status>"> | `CLOUDPLATFORM_HTTP_${number}`;
 
 export interface ErrorDetails {
   /** HTTP status of the response, when there was one. */
@@ -36,7 +49,22 @@ export interface ErrorDetails {
   readonly cause?: unknown;
 }
 
-export class CloudPlatformError extends Error {
+/** `<Type> "<name>"`: how messages and log lines name a resource. */
+export function resourceLabel(type: string, name: string): string {
+  return `${type} "${name}"`;
+}
+
+/** `text` prefixed with the resource's label, or as it is when the resource has no name. */
+export function aboutResource(type: string, name: string, text: string): string {
+  return name === "" ? text : `${resourceLabel(type, name)}: ${text}`;
+}
+
+/**
+ * The base of every error. A subclass names its code in `static code`; the base itself (and
+ * `HttpError`) answers an HTTP status without a class of its own with `CLOUDPLATFORM_HTTP_<status>`.
+ */
+export abstract class CloudPlatformError extends Error {
+  static readonly code: ErrorCode | undefined = undefined;
   readonly code: ErrorCode;
   readonly status: number | undefined;
   readonly endpoint: string | undefined;
@@ -46,8 +74,13 @@ export class CloudPlatformError extends Error {
   resource: string | undefined;
   readonly [marker] = true;
 
-  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+  /** `what` says what failed, `todo` what to do about it; the code goes between them. */
+  constructor(what: string, todo = "", details: ErrorDetails = {}) {
+    const code = (new.target as typeof CloudPlatformError).code ?? `CLOUDPLATFORM_HTTP_${details.status ?? 0}`;
+    super(
+      `${what.replace(/\.$/, "")} (${code}).${todo === "" ? "" : ` ${todo}`}`,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.name = new.target.name;
     this.code = code;
     this.status = details.status;
@@ -63,8 +96,8 @@ export class CloudPlatformError extends Error {
 
   /** Prefixes the message with `<Type> "<name>": ` once; returns the same error. */
   forResource(type: string, name: string): this {
-    if (this.resource === undefined) {
-      this.resource = `${type} "${name}"`;
+    if (this.resource === undefined && name !== "") {
+      this.resource = resourceLabel(type, name);
       this.message = `${this.resource}: ${this.message}`;
     }
     return this;
@@ -73,49 +106,70 @@ export class CloudPlatformError extends Error {
 
 /** A setting is missing: the message names the stack config key and the environment variable. */
 export class ConfigMissingError extends CloudPlatformError {
-  constructor(message: string) {
-    super("CLOUDPLATFORM_CONFIG_MISSING", message);
-  }
+  static override readonly code = "CLOUDPLATFORM_CONFIG_MISSING";
 }
 
 export class ConfigInvalidError extends CloudPlatformError {
-  constructor(message: string) {
-    super("CLOUDPLATFORM_CONFIG_INVALID", message);
-  }
+  static override readonly code = "CLOUDPLATFORM_CONFIG_INVALID";
 }
 
 /** The API answered with an error status. Subclasses name the statuses callers handle. */
 export class HttpError extends CloudPlatformError {}
 
-export class BadRequestError extends HttpError {}
-export class UnauthorizedError extends HttpError {}
-export class NotFoundError extends HttpError {}
-export class ConflictError extends HttpError {}
-export class RateLimitedError extends HttpError {}
+/** 400 or 422. */
+export class BadRequestError extends HttpError {
+  static override readonly code = "CLOUDPLATFORM_BAD_REQUEST";
+}
+
+/** 401 or 403. */
+export class UnauthorizedError extends HttpError {
+  static override readonly code = "CLOUDPLATFORM_UNAUTHORIZED";
+}
+
+/** 404, or a lookup that found nothing. */
+export class NotFoundError extends HttpError {
+  static override readonly code = "CLOUDPLATFORM_NOT_FOUND";
+}
+
+/** 409, or a name taken by an object this stack cannot adopt. */
+export class ConflictError extends HttpError {
+  static override readonly code = "CLOUDPLATFORM_CONFLICT";
+}
+
+export class RateLimitedError extends HttpError {
+  static override readonly code = "CLOUDPLATFORM_RATE_LIMITED";
+}
 
 /** A response whose shape matches none of the variants of docs/api-contract.md. */
 export class UnexpectedResponseError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_UNEXPECTED_RESPONSE";
   /** Keys of the received object (never the values). */
   readonly receivedKeys: readonly string[];
   constructor(endpoint: string, receivedKeys: readonly string[], problem: string, status?: number) {
     super(
-      "CLOUDPLATFORM_UNEXPECTED_RESPONSE",
-      `${endpoint} answered with an unexpected shape: ${problem}; received keys [${receivedKeys.join(", ")}] ` +
-        "(CLOUDPLATFORM_UNEXPECTED_RESPONSE). The API may have changed: upgrade pulumi-cloudplatform or report it.",
+      `${endpoint} answered with an unexpected shape: ${problem}; received keys [${receivedKeys.join(", ")}]`,
+      "The API may have changed: upgrade pulumi-cloudplatform or report it.",
       { endpoint, ...(status === undefined ? {} : { status }) },
     );
     this.receivedKeys = receivedKeys;
   }
 }
 
-export class TimeoutError extends CloudPlatformError {}
-export class NetworkError extends CloudPlatformError {}
+export class TimeoutError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_TIMEOUT";
+}
+
+export class NetworkError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_NETWORK";
+}
 
 /**
  * A non-idempotent request may have reached the server but no answer arrived, and the caller has no
  * way to find out what happened (e.g. a credential create): repeating it could create a duplicate.
  */
-export class OutcomeUnknownError extends CloudPlatformError {}
+export class OutcomeUnknownError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_OUTCOME_UNKNOWN";
+}
 
 /**
  * An operation created or changed an object but failed afterwards. The host records `id` and
@@ -123,21 +177,73 @@ export class OutcomeUnknownError extends CloudPlatformError {}
  * continues with an update instead of creating a duplicate.
  */
 export class PartialCreateError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_PARTIAL";
   readonly id: string;
   readonly outs: object;
   readonly reasons: readonly string[];
   constructor(id: string, outs: object, cause: unknown, reasons?: readonly string[]) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      "CLOUDPLATFORM_PARTIAL",
-      `${why} The object exists (id ${id}) and is kept in the state; run \`pulumi up\` again to finish.`,
-      {
-        cause,
-      },
-    );
+    super(why, `The object exists (id ${id}) and is kept in the state; run \`pulumi up\` again to finish.`, { cause });
     this.id = id;
     this.outs = outs;
     this.reasons = reasons ?? [why];
+  }
+}
+
+/** The executable provider was asked for a type token it does not serve. */
+export class UnknownTypeError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_UNKNOWN_TYPE";
+}
+
+/** `pulumi import` of a resource whose core refuses it (`ResourceCore.importing`). */
+export class ImportUnsupportedError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_IMPORT_UNSUPPORTED";
+}
+
+/** An import id of the wrong shape; the message shows the expected one. */
+export class ImportIdInvalidError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_IMPORT_ID_INVALID";
+}
+
+/** A Transcript's local file disappeared between preview and create. */
+export class SourceMissingError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_SOURCE_MISSING";
+}
+
+/** The PUT of a Transcript's file to its upload address failed for good; the message never holds that address. */
+export class TranscriptUploadError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_UPLOAD_FAILED";
+}
+
+/** A transcription job ended in `error` (spec §2, §7). `jobCode` is the platform's code, e.g. `insufficient_balance`. */
+export class TranscriptFailedError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_TRANSCRIPT_FAILED";
+  readonly transcriptId: string;
+  readonly jobCode: string | undefined;
+  readonly jobMessage: string;
+  constructor(transcriptId: string, jobCode: string | undefined, jobMessage: string) {
+    super(
+      `transcription job ${transcriptId} failed: ${jobCode ? `${jobCode}: ` : ""}${jobMessage}`,
+      jobCode === "insufficient_balance"
+        ? "Nothing was charged. Add funds or enable auto-recharge (trial credit does not pay for transcription), " +
+            "then run `pulumi up` again."
+        : "Nothing was charged. Check the media (format, length up to 6 hours) and run `pulumi up` again to start a new job.",
+      jobCode === undefined ? {} : { apiCode: jobCode },
+    );
+    this.transcriptId = transcriptId;
+    this.jobCode = jobCode;
+    this.jobMessage = jobMessage;
+  }
+}
+
+/** The deadline (`timeoutMinutes`) passed while the job was still queued or processing. */
+export class TranscriptDeadlineError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_TRANSCRIPT_DEADLINE";
+  constructor(transcriptId: string, status: string, minutes: number) {
+    super(
+      `transcription job ${transcriptId} is still ${status} after the deadline of ${minutes} minute(s)`,
+      "The job keeps running on the platform and no new job will be paid for. Raise `timeoutMinutes` if needed.",
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
 import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
 import type { ConfigLookup } from "./config.js";
-import { CloudPlatformError } from "./errors.js";
+import { NotFoundError } from "./errors.js";
 import { getClient } from "./runtime.js";
 
 /** The program's config first (`pulumi.Config("cloudplatform")` reads the same values). */
@@ -60,9 +60,9 @@ export async function getDnsZone(args: { readonly name: string }): Promise<DnsZo
   const name = args.name.trim().toLowerCase().replace(/\.$/, "");
   const zone = (await listZones(client(), name))[0];
   if (zone === undefined) {
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_NOT_FOUND",
-      `getDnsZone: no DNS zone named "${name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a DnsZone resource.`,
+    throw new NotFoundError(
+      `getDnsZone: no DNS zone named "${name}" exists`,
+      "Check the name, or create it with a DnsZone resource.",
     );
   }
   return {
@@ -88,9 +88,9 @@ export async function getBuckets(): Promise<BucketInfo[]> {
 export async function getBucket(args: { readonly name: string }): Promise<BucketInfo> {
   const b = await findBucketByName(client(), args.name);
   if (b === undefined) {
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_NOT_FOUND",
-      `getBucket: no bucket named "${args.name}" exists (CLOUDPLATFORM_NOT_FOUND). Check the name, or create it with a Bucket resource.`,
+    throw new NotFoundError(
+      `getBucket: no bucket named "${args.name}" exists`,
+      "Check the name, or create it with a Bucket resource.",
     );
   }
   return { bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) };

@@ -3,7 +3,7 @@
  * dynamic host serves, nothing re-implemented.
  */
 import type { ResourceCore } from "../core.js";
-import { CloudPlatformError } from "../errors.js";
+import { UnknownTypeError } from "../errors.js";
 import { apiKeyCore } from "../resources/apiKey.js";
 import { bucketCore } from "../resources/bucket.js";
 import { bucketCredentialCore } from "../resources/bucketCredential.js";
@@ -41,10 +41,9 @@ export function coreFor(urn: string): { core: AnyCore; name: string } {
   const { token, name } = parseUrn(urn);
   const core = byToken.get(token);
   if (core === undefined) {
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_UNKNOWN_TYPE",
-      `the cloudplatform provider has no resource type "${token}" (CLOUDPLATFORM_UNKNOWN_TYPE); ` +
-        `known types: ${[...byToken.keys()].join(", ")}. Upgrade the provider if the program expects a newer one.`,
+    throw new UnknownTypeError(
+      `the cloudplatform provider has no resource type "${token}"`,
+      `Known types: ${[...byToken.keys()].join(", ")}. Upgrade the provider if the program expects a newer one.`,
     );
   }
   return { core, name };

@@ -3,7 +3,7 @@
  * this host turns that into where read starts, or into the refusal the engine shows.
  */
 import type { ImportTarget } from "../core.js";
-import { CloudPlatformError } from "../errors.js";
+import { ImportUnsupportedError } from "../errors.js";
 import type { AnyCore } from "./cores.js";
 
 /** The id a core expects, whether the engine hands the import id or the id the core returned. */
@@ -17,10 +17,7 @@ export function importTarget(core: AnyCore, importId: string): ImportTarget<unkn
   if (importing?.supported !== true) {
     const reason =
       importing?.reason ?? "it cannot be read back from an id alone; declare the resource in the program instead";
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_IMPORT_UNSUPPORTED",
-      `${core.type} cannot be imported (CLOUDPLATFORM_IMPORT_UNSUPPORTED): ${reason}.`,
-    );
+    throw new ImportUnsupportedError(`${core.type} cannot be imported: ${reason}`);
   }
   return importing.target(importId);
 }

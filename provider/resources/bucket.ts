@@ -9,7 +9,7 @@ import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.
 import { hostLookup, requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
-import { CloudPlatformError, ConflictError, hasCode, isNotFound } from "../errors.js";
+import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Bucket } from "../shapes.js";
 import { forgetCredentialList } from "./credentialList.js";
@@ -71,18 +71,17 @@ function client(ctx: CallContext) {
 async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint: string): Promise<BucketOutputs> {
   const existing = await findBucketByName(client(ctx), inputs.name);
   if (existing === undefined) {
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_CONFLICT",
-      `bucket name "${inputs.name}" is taken by a bucket outside this project (CLOUDPLATFORM_CONFLICT). Bucket names are unique on the platform: pick another name.`,
+    throw new ConflictError(
+      `bucket name "${inputs.name}" is taken by a bucket outside this project`,
+      "Bucket names are unique on the platform: pick another name.",
     );
   }
   const liveClass = existing.storage_class ?? inputs.storageClass;
   if (liveClass !== inputs.storageClass) {
     // Adopting it would make the next diff replace (delete) the bucket just adopted.
-    throw new CloudPlatformError(
-      "CLOUDPLATFORM_CONFLICT",
-      `the existing bucket "${inputs.name}" has storage class ${liveClass}, not ${inputs.storageClass} (CLOUDPLATFORM_CONFLICT). ` +
-        `Set storageClass: "${liveClass}" to adopt it.`,
+    throw new ConflictError(
+      `the existing bucket "${inputs.name}" has storage class ${liveClass}, not ${inputs.storageClass}`,
+      `Set storageClass: "${liveClass}" to adopt it.`,
     );
   }
   ctx.log.info(`Bucket "${ctx.name}": adopted the existing bucket "${inputs.name}" (${existing.id}).`);
@@ -168,7 +167,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       const bucket = await createBucket(client(ctx), inputs.name, inputs.storageClass);
       return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
     } catch (err) {
-      if (!(err instanceof ConflictError) && !hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
+      if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
       if (inputs.adopt) {
         const outs = await adoptExisting(ctx, inputs, s3Endpoint);
         return { id: outs.bucketId, outs };

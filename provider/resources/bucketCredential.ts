@@ -9,7 +9,7 @@ import type { ApiClient } from "../client.js";
 import { hostLookup, requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
-import { CloudPlatformError, PartialCreateError, isNotFound } from "../errors.js";
+import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { Credential } from "../shapes.js";
 import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
@@ -57,10 +57,9 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     target(importId) {
       const parts = importParts(importId);
       if (parts === undefined) {
-        throw new CloudPlatformError(
-          "CLOUDPLATFORM_IMPORT_ID_INVALID",
-          `"${importId}" is not a BucketCredential import id (CLOUDPLATFORM_IMPORT_ID_INVALID): use <bucketId>/<accessKeyId>, ` +
-            "e.g. `pulumi import cloudplatform:index:BucketCredential writer bkt_123/AKIA...`.",
+        throw new ImportIdInvalidError(
+          `"${importId}" is not a BucketCredential import id`,
+          "Use <bucketId>/<accessKeyId>, e.g. `pulumi import cloudplatform:index:BucketCredential writer bkt_123/AKIA...`.",
         );
       }
       // The access key id is the credential's identity: kept in the state like create keeps it.

@@ -2,12 +2,19 @@ import { basename } from "node:path";
 import { hostLookup } from "../config.js";
 import type { CallContext, CheckResult, CreateResult, DiffResult, Props, ReadResult, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
-import { CloudPlatformError, PartialCreateError } from "../errors.js";
+import {
+  CloudPlatformError,
+  NotFoundError,
+  PartialCreateError,
+  SourceMissingError,
+  TranscriptDeadlineError,
+  TranscriptFailedError,
+  TranscriptUploadError,
+} from "../errors.js";
 import { getClient } from "../runtime.js";
 import type { CreateTranscriptBody, TranscriptionApi } from "../transcription/api.js";
 import { defaultPollBackoff, sleep as realSleep, type BackoffOptions } from "../transcription/backoff.js";
 import { checkTranscriptInputs } from "../transcription/check.js";
-import { TranscriptDeadlineError, TranscriptFailedError, TranscriptUploadError } from "../transcription/errors.js";
 import { transcriptionApi } from "../transcription/http-api.js";
 import { inputOnly, recordOf, toOutputs } from "../transcription/outputs.js";
 import { statSource } from "../transcription/source.js";
@@ -93,10 +100,9 @@ export function createTranscriptCore(
         async () => {
           const next = await api.getTranscript(record.id);
           if (!next) {
-            throw new CloudPlatformError(
-              "CLOUDPLATFORM_NOT_FOUND",
-              `transcription job ${record.id} is no longer found on the platform while waiting for it (CLOUDPLATFORM_NOT_FOUND); ` +
-                "run `pulumi up --replace` on this resource to start a new job.",
+            throw new NotFoundError(
+              `transcription job ${record.id} is no longer found on the platform while waiting for it`,
+              "Run `pulumi up --replace` on this resource to start a new job.",
             );
           }
           last = next;
@@ -142,9 +148,9 @@ export function createTranscriptCore(
   async function uploadSource(ctx: CallContext, api: TranscriptionApi, path: string): Promise<string> {
     const stat = statSource(path);
     if (stat.kind !== "file") {
-      throw new CloudPlatformError(
-        "CLOUDPLATFORM_SOURCE_MISSING",
-        `source file "${path}" is no longer readable (CLOUDPLATFORM_SOURCE_MISSING); restore it and run \`pulumi up\` again.`,
+      throw new SourceMissingError(
+        `source file "${path}" is no longer readable`,
+        "Restore it and run `pulumi up` again.",
       );
     }
     const ticket = await api.prepareUpload({ filename: basename(path), size: stat.size });
@@ -157,12 +163,15 @@ export function createTranscriptCore(
     } catch (error) {
       if (error instanceof UploadFailure) {
         throw new TranscriptUploadError(
-          `uploading "${path}" failed: ${error.message} (CLOUDPLATFORM_UPLOAD_FAILED). ` +
-            (error.status === 413
-              ? "The platform accepts files up to 2 GB."
-              : "Nothing was charged; run `pulumi up` again."),
-          error.status,
-          error.retryable,
+          `uploading "${path}" failed: ${error.message}`,
+          error.status === 413
+            ? "The platform accepts files up to 2 GB."
+            : "Nothing was charged; run `pulumi up` again.",
+          {
+            endpoint: "PUT uploadUrl",
+            retryable: error.retryable,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          },
         );
       }
       throw error;
@@ -282,10 +291,9 @@ export function createTranscriptCore(
       if (!record) {
         throw prefix(
           ctx,
-          new CloudPlatformError(
-            "CLOUDPLATFORM_NOT_FOUND",
-            `transcription job ${id} is no longer found on the platform (CLOUDPLATFORM_NOT_FOUND); ` +
-              "run `pulumi up --replace` on this resource to start a new job.",
+          new NotFoundError(
+            `transcription job ${id} is no longer found on the platform`,
+            "Run `pulumi up --replace` on this resource to start a new job.",
           ),
         );
       }

@@ -7,12 +7,11 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfigState } from "../../provider/config.js";
 import type { CallContext } from "../../provider/core.js";
-import { CloudPlatformError, PartialCreateError } from "../../provider/errors.js";
+import { CloudPlatformError, PartialCreateError, TranscriptFailedError } from "../../provider/errors.js";
 import { createTranscriptCore } from "../../provider/resources/transcript.js";
 import { closePools } from "../../provider/client.js";
 import { nameKey, toDynamicProvider } from "../../provider/dynamic.js";
 import { setClientOptions } from "../../provider/runtime.js";
-import { TranscriptFailedError } from "../../provider/transcription/errors.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
 
 const api = "http://api.cloudplatform.test";
