@@ -9,7 +9,8 @@
 import { ConfigInvalidError, ConfigMissingError } from "./errors.js";
 import { registerSecret } from "./redact.js";
 
-export type SettingName = "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token";
+export const settingNames = ["baseUrl", "s3Url", "apiUrl", "apiKey", "token"] as const;
+export type SettingName = (typeof settingNames)[number];
 
 /** The environment variable of each setting. */
 export const envNames: Record<SettingName, string> = {
@@ -34,28 +35,53 @@ export interface Settings {
 /** Looks a namespaced key (`cloudplatform:apiKey`) up in one source. */
 export type ConfigLookup = (key: string) => string | undefined;
 
-let configured: Record<string, string> = {};
-let rotatedApiKey: string | undefined;
-let warnedBoth = false;
-
-/** Called by the host's `configure()` with the whole stack config (namespaced keys). */
-export function setConfiguredValues(values: Record<string, string | undefined>): void {
-  const clean: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) if (typeof value === "string") clean[key] = value;
-  configured = clean;
-}
+/** The provider host's source after configure(): the `PULUMI_CONFIG` environment JSON. */
+const pulumiConfigLookup: ConfigLookup = (key) => pulumiConfigEnv()[key];
 
 /**
- * After the provider rotated the API key it authenticates with, the old key no longer works: the
- * rest of the run uses the new one, whatever the config says.
+ * Where one host (or the program) reads its settings, and what a run learned about them: the values
+ * of `configure()`, an API key the provider rotated, whether the both-credentials warning was given.
  */
-export function useRotatedApiKey(key: string): void {
-  registerSecret(key);
-  rotatedApiKey = key;
-}
+export class ProviderConfig {
+  private configured: Record<string, string> = {};
+  private rotatedApiKey: string | undefined;
+  private warnedBoth = false;
 
-/** The provider host's sources: configure(), then PULUMI_CONFIG, then nothing (env comes last). */
-export const hostLookup: ConfigLookup = (key) => configured[key] ?? pulumiConfigEnv()[key];
+  /** `fallback` is asked for keys `configure()` did not set; the environment comes after both. */
+  constructor(private readonly fallback: ConfigLookup = pulumiConfigLookup) {}
+
+  /** The host's `configure()`, with the whole stack config (namespaced keys). */
+  configure(values: Record<string, string | undefined>): void {
+    const clean: Record<string, string> = {};
+    for (const [key, value] of Object.entries(values)) if (typeof value === "string") clean[key] = value;
+    this.configured = clean;
+  }
+
+  /** One setting as configured, not validated. */
+  raw(name: SettingName): string | undefined {
+    return read(name, this.lookup);
+  }
+
+  /** The validated settings (see `resolveSettings`); the both-credentials warning is given once. */
+  settings(onWarning?: (message: string) => void): Settings {
+    const once = (message: string) => {
+      if (!this.warnedBoth) onWarning?.(message);
+      this.warnedBoth = true;
+    };
+    return resolveSettings(this.lookup, once, this.rotatedApiKey);
+  }
+
+  /**
+   * After the provider rotated the API key it authenticates with, the old key no longer works: the
+   * rest of the run uses the new one, whatever the config says.
+   */
+  useRotatedApiKey(key: string): void {
+    registerSecret(key);
+    this.rotatedApiKey = key;
+  }
+
+  private readonly lookup: ConfigLookup = (key) => this.configured[key] ?? this.fallback(key);
+}
 
 function pulumiConfigEnv(): Record<string, string> {
   const raw = process.env["PULUMI_CONFIG"];
@@ -100,9 +126,14 @@ function url(name: SettingName, value: string): string {
 /**
  * Resolves the settings from `lookup` and the environment. Throws `ConfigMissingError` naming both
  * ways to set a missing value. When both an API key and a token are set, the API key wins (contract
- * §1: it is meant for automation; a dashboard JWT expires mid-deployment) and `onWarning` is told once.
+ * §1: it is meant for automation; a dashboard JWT expires mid-deployment) and `onWarning` is told.
+ * A key the provider rotated (`rotatedApiKey`) wins over the configured one, without a warning.
  */
-export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (message: string) => void): Settings {
+export function resolveSettings(
+  lookup: ConfigLookup = pulumiConfigLookup,
+  onWarning?: (message: string) => void,
+  rotatedApiKey?: string,
+): Settings {
   const base = read("baseUrl", lookup);
   if (base === undefined) {
     throw new ConfigMissingError("the management API address is not set", `Set it with ${howToSet("baseUrl")}.`);
@@ -117,19 +148,18 @@ export function resolveSettings(lookup: ConfigLookup = hostLookup, onWarning?: (
   let auth: Auth;
   if (apiKey !== undefined) {
     auth = { kind: "apiKey", value: apiKey };
-    if (token !== undefined && !warnedBoth && rotatedApiKey === undefined) {
-      warnedBoth = true;
-      onWarning?.(
-        "both cloudplatform:apiKey and cloudplatform:token are set; using the API key and ignoring the token " +
-          "(an API key is meant for automation, a dashboard token expires). Remove one of them to silence this warning.",
-      );
-    }
   } else if (token !== undefined) {
     auth = { kind: "token", value: token };
   } else {
     throw new ConfigMissingError(
       "no credential is set",
       `Set an API key with ${howToSet("apiKey")}, or a dashboard token with ${howToSet("token")}.`,
+    );
+  }
+  if (apiKey !== undefined && token !== undefined && rotatedApiKey === undefined) {
+    onWarning?.(
+      "both cloudplatform:apiKey and cloudplatform:token are set; using the API key and ignoring the token " +
+        "(an API key is meant for automation, a dashboard token expires). Remove one of them to silence this warning.",
     );
   }
   return {
@@ -146,11 +176,4 @@ export function requireS3Url(settings: Settings): string {
     throw new ConfigMissingError("the S3 endpoint is not set", `Set it with ${howToSet("s3Url")}.`);
   }
   return settings.s3Url;
-}
-
-/** For tests: forget configure() values, a rotated key and the one-time warning. */
-export function resetConfigState(): void {
-  configured = {};
-  rotatedApiKey = undefined;
-  warnedBoth = false;
 }

@@ -1,9 +1,11 @@
 /**
  * The host-independent contract of a resource. Each resource in `provider/resources/` implements
- * `ResourceCore`; hosts adapt it: `provider/dynamic.ts` serves it as a Pulumi dynamic provider
- * today, and an executable provider (PulumiPlugin.yaml, `@pulumi/pulumi/provider`) can serve the
- * same cores later. Cores see plain JSON only: no Pulumi Output, no secret wrappers, no engine types.
+ * `ResourceCore`; two hosts serve the same cores through the host layer (`host.ts`): dynamic
+ * resources (`dynamic.ts`) and the executable provider (`plugin/`). Cores see plain JSON only: no
+ * Pulumi Output, no secret wrappers, no engine types.
  */
+import type { ApiClient } from "./client.js";
+import type { SettingName, Settings } from "./config.js";
 
 /** A plain JSON value, as stored in Pulumi state. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -96,13 +98,39 @@ export const importById: ImportAccepted<object> = {
   target: (importId) => ({ id: importId, state: {} }),
 };
 
-/** Services a core receives from its host for one call. */
+/** Time as a call sees it: injected, so that tests of long waits take no real time. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** What a core receives from its host for one call (the host layer, `provider/host.ts`, builds it). */
 export interface CallContext {
+  /** The resource's type, for messages (`Bucket`). */
+  readonly type: string;
   /** The resource's logical name, for messages (`Bucket "logs": …`). Empty when the host does not know it. */
   readonly name: string;
   /** True during preview: cores must not call the API. */
   readonly preview: boolean;
+  /** Lines about this resource: prefixed with `<Type> "<name>": ` and redacted by the host. */
   readonly log: Logger;
+  readonly clock: Clock;
+  /**
+   * The settings and the API client, resolved from the configuration when first read, so that
+   * check, diff and calls that need no API work without any. Reading them throws
+   * `CLOUDPLATFORM_CONFIG_MISSING` / `_CONFIG_INVALID`.
+   */
+  readonly settings: Settings;
+  readonly client: ApiClient;
+  /** One setting as configured, not validated: for check, which runs before credentials may be set. */
+  configured(name: SettingName): string | undefined;
+  /** The provider rotated the API key it authenticates with: the rest of the run uses `key`. */
+  useApiKey(key: string): void;
 }
 
 export interface Logger {
@@ -139,6 +167,9 @@ export interface ResourceCore<I, O> {
   update(ctx: CallContext, id: string, olds: O, news: I): Promise<O>;
   delete(ctx: CallContext, id: string, state: O): Promise<void>;
 }
+
+/** Input carrying the resource's logical name: the SDK classes set it, the dynamic host reads it. */
+export const nameKey = "__logicalName";
 
 /**
  * The marker the dynamic-provider host gives an input whose value is not known during preview

@@ -6,15 +6,18 @@
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
 import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
-import type { ConfigLookup } from "./config.js";
+import { ApiClient } from "./client.js";
+import { ProviderConfig } from "./config.js";
 import { NotFoundError } from "./errors.js";
-import { getClient } from "./runtime.js";
+import { redact } from "./redact.js";
 
-/** The program's config first (`pulumi.Config("cloudplatform")` reads the same values). */
-const programLookup: ConfigLookup = (key) => getConfig(key);
+/** The program's settings: its stack config (what `pulumi.Config("cloudplatform")` reads), then the environment. */
+const programConfig = new ProviderConfig((key) => getConfig(key));
 
-function client() {
-  return getClient(programLookup, (m) => void log.warn(m));
+/** What a lookup needs, built when it runs: a client for the settings read now. */
+function client(): ApiClient {
+  const warn = (m: string) => void log.warn(redact(m));
+  return new ApiClient(programConfig.settings(warn), { onRetry: warn });
 }
 
 export interface DnsZoneInfo {

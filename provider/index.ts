@@ -15,7 +15,10 @@ export const bucketProvider = toDynamicProvider(bucketCore);
 export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
 export { transcriptProvider } from "./transcription/host.js";
 
-export { configure, toDynamicProvider, nameKey } from "./dynamic.js";
+export { configure, toDynamicProvider } from "./dynamic.js";
+export { nameKey } from "./core.js";
+export { Host } from "./host.js";
+export type { HostOptions } from "./host.js";
 export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };
 export * from "./functions.js";
 export * from "./errors.js";

@@ -8,8 +8,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 
-/** Input carrying the logical name to the provider (for messages and bucket auto-naming). */
-export const nameKey = "__logicalName";
+export { nameKey } from "../provider/core.js";
 
 const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
 

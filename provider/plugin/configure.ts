@@ -1,9 +1,7 @@
 /**
  * Provider configuration for the executable host, read from the engine's Configure request (see
- * serverShims.ts for why the request is seen here at all). The values go to the same setter the
- * dynamic host uses (`setConfiguredValues` in config.ts).
+ * serverShims.ts for why the request is seen here at all). main.ts hands the values to the host.
  */
-import { setConfiguredValues } from "../config.js";
 import { packageName } from "./cores.js";
 import { decode } from "./wire.js";
 
@@ -32,8 +30,4 @@ export function configValues(request: ConfigureRequestLike): Record<string, stri
     if (values[key] === undefined && typeof value === "string") values[key] = value;
   }
   return values;
-}
-
-export function applyConfigure(request: ConfigureRequestLike): void {
-  setConfiguredValues(configValues(request));
 }

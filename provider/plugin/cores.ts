@@ -2,8 +2,8 @@
  * The resources this host serves, by type token `cloudplatform:index:<Type>`: the same cores the
  * dynamic host serves, nothing re-implemented.
  */
-import type { ResourceCore } from "../core.js";
 import { UnknownTypeError } from "../errors.js";
+import type { AnyCore } from "../host.js";
 import { apiKeyCore } from "../resources/apiKey.js";
 import { bucketCore } from "../resources/bucket.js";
 import { bucketCredentialCore } from "../resources/bucketCredential.js";
@@ -11,9 +11,6 @@ import { dnsZoneCore } from "../resources/dnsZone.js";
 import { transcriptCore } from "../resources/transcript.js";
 
 export const packageName = "cloudplatform";
-
-/** Cores see plain JSON; their input and output types do not matter to a host. */
-export type AnyCore = ResourceCore<unknown, unknown>;
 
 export const cores: readonly AnyCore[] = [
   apiKeyCore,

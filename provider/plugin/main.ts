@@ -4,8 +4,10 @@
  */
 import { createRequire } from "node:module";
 import { main } from "@pulumi/pulumi/provider";
+import { Host } from "../host.js";
+import { configValues } from "./configure.js";
+import { createProvider, stderrLogger } from "./provider.js";
 import { withServerShims } from "./serverShims.js";
-import { createProvider } from "./provider.js";
 
 /** The package's own version (self-reference through its `exports`). */
 function packageVersion(): string {
@@ -13,4 +15,8 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-void withServerShims(() => main(createProvider({ version: packageVersion() }), process.argv.slice(2)));
+const host = new Host({ logger: stderrLogger });
+void withServerShims(
+  (request) => host.configure(configValues(request)),
+  () => main(createProvider({ version: packageVersion(), host }), process.argv.slice(2)),
+);

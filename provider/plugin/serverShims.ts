@@ -3,14 +3,14 @@
  * registered, without copying the server:
  * - Configure: the server answers it itself and drops the values (its `Provider` interface has
  *   no configure method), so the provider config would never reach the cores. The request is
- *   read first (configure.ts), then handled as before.
+ *   handed to `configure` first, then handled as before.
  * - Read: for `pulumi import` the engine sends no `properties`, and the server calls
  *   `getProperties().toJavaScript()` on nothing. An empty Struct is put in their place.
  * The grpc-js copy patched is the one `@pulumi/pulumi` itself loads; the patch is removed as soon
  * as the service is registered.
  */
 import { createRequire } from "node:module";
-import { applyConfigure, type ConfigureRequestLike } from "./configure.js";
+import type { ConfigureRequestLike } from "./configure.js";
 
 interface ReadRequestLike {
   getProperties(): unknown;
@@ -33,7 +33,10 @@ function wrap<R>(implementation: Record<string, unknown>, method: string, before
   }) satisfies Handler<R>;
 }
 
-export async function withServerShims<T>(start: () => Promise<T>): Promise<T> {
+export async function withServerShims<T>(
+  configure: (request: ConfigureRequestLike) => void,
+  start: () => Promise<T>,
+): Promise<T> {
   const fromSdk = createRequire(require.resolve("@pulumi/pulumi/provider/server"));
   const grpc = fromSdk("@grpc/grpc-js") as { Server: GrpcServerClass };
   const { ResourceProviderService } = fromSdk("../proto/provider_grpc_pb") as { ResourceProviderService: unknown };
@@ -42,7 +45,7 @@ export async function withServerShims<T>(start: () => Promise<T>): Promise<T> {
   const original = proto.addService;
   proto.addService = function (this: unknown, service, implementation) {
     if (service === ResourceProviderService) {
-      wrap<ConfigureRequestLike>(implementation, "configure", applyConfigure);
+      wrap<ConfigureRequestLike>(implementation, "configure", configure);
       wrap<ReadRequestLike>(implementation, "read", (request) => {
         if (request.getProperties() === undefined) request.setProperties(new Struct());
       });

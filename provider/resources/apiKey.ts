@@ -5,11 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
-import { useRotatedApiKey } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { hasCode } from "../errors.js";
-import { getClient } from "../runtime.js";
-import { hostLookup } from "../config.js";
 import { sameMap, stringMap } from "./validate.js";
 
 export interface ApiKeyInputs {
@@ -24,7 +21,7 @@ export interface ApiKeyOutputs {
 }
 
 async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
-  const client = getClient(hostLookup, (m) => ctx.log.warn(m));
+  const client = ctx.client;
   const selfAuth = client.settings.auth.kind === "apiKey";
   let res;
   try {
@@ -40,9 +37,9 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
   }
   if (selfAuth) {
     // One key per project: the key this provider authenticates with has just stopped working.
-    useRotatedApiKey(res.api_key);
+    ctx.useApiKey(res.api_key);
     ctx.log.warn(
-      `ApiKey "${ctx.name}": the provider authenticated with the project API key, which this rotation replaced; ` +
+      "the provider authenticated with the project API key, which this rotation replaced; " +
         "the rest of this run uses the new key. Update the stack config before the next run, e.g. export the key " +
         'as a stack output and run `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output <output> --show-secrets)"` ' +
         "(or set CLOUDPLATFORM_API_KEY).",
@@ -102,7 +99,7 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
 
   async delete(ctx) {
     ctx.log.warn(
-      `ApiKey "${ctx.name}": the platform has no endpoint to revoke an API key, so the key stays valid after this ` +
+      "the platform has no endpoint to revoke an API key, so the key stays valid after this " +
         "resource is deleted. Rotate it (create an ApiKey again, or use the dashboard) if it must stop working.",
     );
   },

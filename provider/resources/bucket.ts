@@ -6,11 +6,10 @@
  */
 import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
-import { hostLookup, requireS3Url } from "../config.js";
+import { requireS3Url } from "../config.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
-import { getClient } from "../runtime.js";
 import type { Bucket } from "../shapes.js";
 import { forgetCredentialList } from "./credentialList.js";
 import { emptyBucket } from "./emptyBucket.js";
@@ -64,12 +63,8 @@ function outputs(b: Bucket, inputs: BucketInputs, s3Endpoint: string, adopted: b
   };
 }
 
-function client(ctx: CallContext) {
-  return getClient(hostLookup, (m) => ctx.log.warn(m));
-}
-
 async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint: string): Promise<BucketOutputs> {
-  const existing = await findBucketByName(client(ctx), inputs.name);
+  const existing = await findBucketByName(ctx.client, inputs.name);
   if (existing === undefined) {
     throw new ConflictError(
       `bucket name "${inputs.name}" is taken by a bucket outside this project`,
@@ -84,7 +79,7 @@ async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint:
       `Set storageClass: "${liveClass}" to adopt it.`,
     );
   }
-  ctx.log.info(`Bucket "${ctx.name}": adopted the existing bucket "${inputs.name}" (${existing.id}).`);
+  ctx.log.info(`adopted the existing bucket "${inputs.name}" (${existing.id}).`);
   return outputs(existing, inputs, s3Endpoint, true);
 }
 
@@ -162,9 +157,9 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
   },
 
   async create(ctx, inputs) {
-    const s3Endpoint = requireS3Url(client(ctx).settings);
+    const s3Endpoint = requireS3Url(ctx.settings);
     try {
-      const bucket = await createBucket(client(ctx), inputs.name, inputs.storageClass);
+      const bucket = await createBucket(ctx.client, inputs.name, inputs.storageClass);
       return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
     } catch (err) {
       if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
@@ -180,8 +175,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
 
   async read(ctx, id, state) {
     try {
-      const api = client(ctx);
-      const live = await getBucket(api, id);
+      const live = await getBucket(ctx.client, id);
       // State from a refresh keeps its derived outputs; an import starts without them.
       const createdAt = state.createdAt ?? live.created_at;
       const outs: BucketOutputs = {
@@ -193,7 +187,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         bucketId: live.id,
         name: live.name,
         storageClass: live.storage_class ?? state.storageClass,
-        s3Endpoint: state.s3Endpoint || (api.settings.s3Url ?? ""),
+        s3Endpoint: state.s3Endpoint || (ctx.settings.s3Url ?? ""),
         region: state.region || s3Region,
         ...(createdAt === undefined ? {} : { createdAt }),
       };
@@ -206,9 +200,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       return { id, outs, inputs };
     } catch (err) {
       if (isNotFound(err)) {
-        ctx.log.warn(
-          `Bucket "${ctx.name}": bucket ${state.name} (${id}) no longer exists; it is removed from the state.`,
-        );
+        ctx.log.warn(`bucket ${state.name} (${id}) no longer exists; it is removed from the state.`);
         return {};
       }
       throw err;
@@ -221,11 +213,11 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
   },
 
   async delete(ctx, id, state) {
-    const api = client(ctx);
+    const api = ctx.client;
     try {
       await deleteBucket(api, id);
       // Deleting a bucket deletes its credentials (contract §5): a cached list would hide that.
-      forgetCredentialList(id);
+      forgetCredentialList(api, id);
       return;
     } catch (err) {
       if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
@@ -239,10 +231,8 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     // The state remembers the endpoint in case the config no longer names one.
     const s3Url = api.settings.s3Url ?? (state.s3Endpoint || requireS3Url(api.settings));
     const emptied = await emptyBucket(api, s3Url, id, state.name);
-    ctx.log.info(
-      `Bucket "${ctx.name}": forceDestroy deleted ${emptied.objects} objects and aborted ${emptied.uploads} multipart uploads.`,
-    );
+    ctx.log.info(`forceDestroy deleted ${emptied.objects} objects and aborted ${emptied.uploads} multipart uploads.`);
     await deleteBucket(api, id);
-    forgetCredentialList(id);
+    forgetCredentialList(api, id);
   },
 };

@@ -5,12 +5,10 @@
  * reads only whether the credential still exists and is active.
  */
 import { createCredential, deleteCredential, getBucket, regenerateCredential, setCredentialActive } from "../api.js";
-import type { ApiClient } from "../client.js";
-import { hostLookup, requireS3Url } from "../config.js";
-import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import { requireS3Url } from "../config.js";
+import type { CheckFailure, Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
 import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
-import { getClient } from "../runtime.js";
 import type { Credential } from "../shapes.js";
 import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
 import { s3Region } from "./bucket.js";
@@ -33,10 +31,6 @@ export interface BucketCredentialOutputs extends BucketCredentialInputs {
 }
 
 const known = new Set(["bucketId", "active", "rotateWhenChanged"]);
-
-function client(ctx: CallContext): ApiClient {
-  return getClient(hostLookup, (m) => ctx.log.warn(m));
-}
 
 /** A credential is listed under its bucket, so its import id names both: `<bucketId>/<accessKeyId>`. */
 function importParts(id: string): { bucketId: string; accessKeyId: string } | undefined {
@@ -101,7 +95,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   },
 
   async create(ctx, inputs) {
-    const api = client(ctx);
+    const api = ctx.client;
     const s3Endpoint = requireS3Url(api.settings);
     // Read the bucket first: it gives the name S3 clients need, and a wrong id fails before creating anything.
     const bucket = await getBucket(api, inputs.bucketId).catch((err: unknown) => {
@@ -110,7 +104,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       throw err;
     });
     const created = await createCredential(api, inputs.bucketId);
-    forgetCredentialList(inputs.bucketId);
+    forgetCredentialList(api, inputs.bucketId);
     const outs: BucketCredentialOutputs = withRotate(
       {
         bucketId: inputs.bucketId,
@@ -138,25 +132,23 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   async read(ctx, id, state) {
     let live: Credential | undefined;
     try {
-      live = (await cachedCredentialList(client(ctx), state.bucketId)).find((c) => c.access_key_id === id);
+      live = (await cachedCredentialList(ctx.client, state.bucketId)).find((c) => c.access_key_id === id);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
     if (live === undefined) {
       ctx.log.warn(
-        `BucketCredential "${ctx.name}": credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`,
+        `credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`,
       );
       return {};
     }
     const active = live.active ?? state.active ?? true;
     // An import has no previous state to have drifted from.
     if (state.active !== undefined && active !== state.active) {
-      ctx.log.warn(
-        `BucketCredential "${ctx.name}": credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`,
-      );
+      ctx.log.warn(`credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`);
     }
     // State from a refresh keeps its derived outputs; an import starts without them.
-    const api = client(ctx);
+    const api = ctx.client;
     const bucketName = state.bucketName || (await getBucket(api, state.bucketId)).name;
     const createdAt = state.createdAt ?? live.created_at;
     const outs: BucketCredentialOutputs = {
@@ -172,7 +164,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   },
 
   async update(ctx, id, olds, news) {
-    const api = client(ctx);
+    const api = ctx.client;
     let outs: BucketCredentialOutputs = withRotate({ ...olds }, news.rotateWhenChanged);
     if (news.rotateWhenChanged === undefined) {
       const { rotateWhenChanged: _dropped, ...rest } = outs;
@@ -184,7 +176,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
         const regenerated = await regenerateCredential(api, olds.bucketId, id);
         outs = { ...outs, secretAccessKey: regenerated.secret_access_key };
         changedSomething = true;
-        ctx.log.info(`BucketCredential "${ctx.name}": secret regenerated; access key id ${id} is unchanged.`);
+        ctx.log.info(`secret regenerated; access key id ${id} is unchanged.`);
       }
       if ((olds.active ?? true) !== news.active) {
         await setCredentialActive(api, olds.bucketId, id, news.active);
@@ -195,13 +187,13 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       if (changedSomething) throw new PartialCreateError(id, outs, err);
       throw err;
     } finally {
-      forgetCredentialList(olds.bucketId);
+      forgetCredentialList(api, olds.bucketId);
     }
     return outs;
   },
 
   async delete(ctx, id, state) {
-    await deleteCredential(client(ctx), state.bucketId, id);
-    forgetCredentialList(state.bucketId);
+    await deleteCredential(ctx.client, state.bucketId, id);
+    forgetCredentialList(ctx.client, state.bucketId);
   },
 };

@@ -6,8 +6,6 @@ import { createZone, deleteZone, getZone } from "../api.js";
 import type { CheckFailure, Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { hasCode, isNotFound } from "../errors.js";
-import { getClient } from "../runtime.js";
-import { hostLookup } from "../config.js";
 import type { Zone } from "../shapes.js";
 import { domainProblem, normalizeDomain } from "./validate.js";
 
@@ -66,9 +64,8 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   },
 
   async create(ctx, inputs) {
-    const client = getClient(hostLookup, (m) => ctx.log.warn(m));
     try {
-      const zone = await createZone(client, inputs.name);
+      const zone = await createZone(ctx.client, inputs.name);
       return { id: zone.id, outs: zoneOutputs(zone) };
     } catch (err) {
       if (hasCode(err, "CLOUDPLATFORM_CONFLICT") && err instanceof Error) {
@@ -79,15 +76,12 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   },
 
   async read(ctx, id, state) {
-    const client = getClient(hostLookup, (m) => ctx.log.warn(m));
     try {
-      const outs = zoneOutputs(await getZone(client, id));
+      const outs = zoneOutputs(await getZone(ctx.client, id));
       return { id, outs, inputs: { name: outs.name } };
     } catch (err) {
       if (isNotFound(err)) {
-        ctx.log.warn(
-          `DnsZone "${ctx.name}": zone ${state.name} (${id}) no longer exists; it is removed from the state.`,
-        );
+        ctx.log.warn(`zone ${state.name} (${id}) no longer exists; it is removed from the state.`);
         return {};
       }
       throw err;
@@ -100,9 +94,6 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   },
 
   async delete(ctx, id) {
-    await deleteZone(
-      getClient(hostLookup, (m) => ctx.log.warn(m)),
-      id,
-    );
+    await deleteZone(ctx.client, id);
   },
 };

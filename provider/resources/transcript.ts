@@ -1,8 +1,8 @@
 import { basename } from "node:path";
-import { hostLookup } from "../config.js";
 import type { CallContext, CheckResult, CreateResult, DiffResult, Props, ReadResult, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
 import {
+  aboutResource,
   CloudPlatformError,
   NotFoundError,
   PartialCreateError,
@@ -11,9 +11,8 @@ import {
   TranscriptFailedError,
   TranscriptUploadError,
 } from "../errors.js";
-import { getClient } from "../runtime.js";
 import type { CreateTranscriptBody, TranscriptionApi } from "../transcription/api.js";
-import { defaultPollBackoff, sleep as realSleep, type BackoffOptions } from "../transcription/backoff.js";
+import { defaultPollBackoff, type BackoffOptions } from "../transcription/backoff.js";
 import { checkTranscriptInputs } from "../transcription/check.js";
 import { transcriptionApi } from "../transcription/http-api.js";
 import { inputOnly, recordOf, toOutputs } from "../transcription/outputs.js";
@@ -34,38 +33,18 @@ import { waitForTranscript } from "../transcription/wait.js";
 
 const type = "Transcript";
 
-/** What the core needs from the outside world; injectable so tests run fast and offline. */
-export interface TranscriptDeps {
-  /** The API for one call, built from the configuration read at call time. */
-  readonly api: (ctx: CallContext) => TranscriptionApi;
-  /** The configured transcription API URL, or undefined; read at call time by `check`. */
-  readonly apiUrl: () => string | undefined;
+/** How the core waits and retries; tests make it fast and deterministic (the clock comes with the call). */
+export interface TranscriptTuning {
   readonly upload: UploadOptions;
   readonly pollBackoff: BackoffOptions;
   /** Progress lines are written at most this often while a job's status does not change. */
   readonly progressIntervalMs: number;
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
 }
 
-/** Reads the API URL the way config.ts does, without resolving credentials (check must not fail on them). */
-function configuredApiUrl(): string | undefined {
-  return (
-    hostLookup("cloudplatform:apiUrl") ??
-    process.env["CLOUDPLATFORM_API_URL"] ??
-    hostLookup("cloudplatform:baseUrl") ??
-    process.env["CLOUDPLATFORM_BASE_URL"]
-  );
-}
-
-const defaultDeps: TranscriptDeps = {
-  api: (ctx) => transcriptionApi(getClient(hostLookup, (message) => ctx.log.warn(message))),
-  apiUrl: configuredApiUrl,
+const defaultTuning: TranscriptTuning = {
   upload: defaultUploadOptions,
   pollBackoff: defaultPollBackoff,
   progressIntervalMs: 30_000,
-  now: Date.now,
-  sleep: realSleep,
 };
 
 /** Inputs whose change means a different transcript, hence a new (paid) job. */
@@ -74,16 +53,15 @@ const replacingInputs = ["url", "sourceHash", "language", "glossary"] as const;
 const updatingInputs = ["sourcePath", "webhookUrl", "waitForCompletion", "timeoutMinutes"] as const;
 
 export function createTranscriptCore(
-  overrides: Partial<TranscriptDeps> = {},
+  overrides: Partial<TranscriptTuning> = {},
 ): ResourceCore<TranscriptInputs, TranscriptOutputs> {
-  const deps: TranscriptDeps = { ...defaultDeps, ...overrides };
+  const deps: TranscriptTuning = { ...defaultTuning, ...overrides };
 
+  // Errors carry the resource's name already when the core is called without a host (tests, tools).
   const prefix = <E extends Error>(ctx: CallContext, error: E): E => {
-    if (CloudPlatformError.isInstance(error) && ctx.name !== "") error.forResource(type, ctx.name);
+    if (CloudPlatformError.isInstance(error)) error.forResource(type, ctx.name);
     return error;
   };
-  const say = (ctx: CallContext, message: string): string =>
-    ctx.name === "" ? message : `${type} "${ctx.name}": ${message}`;
 
   /** Waits for `record` to finish; every way of not finishing keeps the id as partial state. */
   async function finish(
@@ -110,12 +88,12 @@ export function createTranscriptCore(
         },
         record,
         {
-          deadline: deps.now() + inputs.timeoutMinutes * 60_000,
+          deadline: ctx.clock.now() + inputs.timeoutMinutes * 60_000,
           backoff: deps.pollBackoff,
           progressIntervalMs: deps.progressIntervalMs,
-          now: deps.now,
-          sleep: deps.sleep,
-          log: (message) => ctx.log.info(say(ctx, message)),
+          now: ctx.clock.now,
+          sleep: ctx.clock.sleep,
+          log: (message) => ctx.log.info(message),
         },
       );
     } catch (error) {
@@ -154,11 +132,11 @@ export function createTranscriptCore(
       );
     }
     const ticket = await api.prepareUpload({ filename: basename(path), size: stat.size });
-    ctx.log.info(say(ctx, `uploading ${basename(path)} (${formatBytes(stat.size)})`));
+    ctx.log.info(`uploading ${basename(path)} (${formatBytes(stat.size)})`);
     try {
       await uploadFile(ticket.uploadUrl, path, {
         ...deps.upload,
-        onRetry: (message) => ctx.log.warn(say(ctx, message)),
+        onRetry: (message) => ctx.log.warn(message),
       });
     } catch (error) {
       if (error instanceof UploadFailure) {
@@ -191,10 +169,14 @@ export function createTranscriptCore(
     },
 
     check(ctx: CallContext, _olds: Partial<TranscriptInputs> | undefined, news: Props): CheckResult<TranscriptInputs> {
-      const result = checkTranscriptInputs(news, { apiUrl: deps.apiUrl() });
+      const apiUrl = ctx.configured("apiUrl") ?? ctx.configured("baseUrl");
+      const result = checkTranscriptInputs(news, { apiUrl });
       return {
         inputs: result.inputs,
-        failures: result.failures.map((f) => ({ property: f.property, reason: say(ctx, f.reason) })),
+        failures: result.failures.map((f) => ({
+          property: f.property,
+          reason: aboutResource(type, ctx.name, f.reason),
+        })),
       };
     },
 
@@ -226,7 +208,7 @@ export function createTranscriptCore(
     },
 
     async create(ctx: CallContext, inputs: TranscriptInputs): Promise<CreateResult<TranscriptOutputs>> {
-      const api = deps.api(ctx);
+      const api = transcriptionApi(ctx.client);
       let record: TranscriptRecord;
       try {
         record = await startJob(ctx, api, inputs);
@@ -236,7 +218,7 @@ export function createTranscriptCore(
       // A job that ended within the synchronous wait needs no progress line: the outcome follows.
       if (!isFinished(record.status)) {
         const next = inputs.waitForCompletion ? "waiting for it" : "not waiting (waitForCompletion is false)";
-        ctx.log.info(say(ctx, `job ${record.id} is ${record.status}; ${next}`));
+        ctx.log.info(`job ${record.id} is ${record.status}; ${next}`);
       }
       const outs = inputs.waitForCompletion ? await finish(ctx, api, inputs, record) : toOutputs(inputs, record);
       // Not partial state: the failed job was not charged, and the next `up` must start a new one.
@@ -254,20 +236,20 @@ export function createTranscriptCore(
       id: string,
       state: TranscriptOutputs,
     ): Promise<ReadResult<TranscriptInputs, TranscriptOutputs>> {
-      const api = deps.api(ctx);
+      const api = transcriptionApi(ctx.client);
       const record = await api.getTranscript(id).catch((error: unknown) => {
         throw error instanceof Error ? prefix(ctx, error) : error;
       });
       const inputs = inputOnly(state);
       if (!record) {
         ctx.log.warn(
-          say(
-            ctx,
-            `transcript ${id} is no longer on the platform (results are kept 7 days); keeping the stored ` +
-              `status and text. Nothing needs to be done; \`pulumi up --replace\` would run (and pay for) a new job.`,
-          ),
+          `transcript ${id} is no longer on the platform (results are kept 7 days); keeping the stored ` +
+            `status and text. Nothing needs to be done; \`pulumi up --replace\` would run (and pay for) a new job.`,
         );
-        const outs: TranscriptOutputs = { ...state, expiredAt: state.expiredAt ?? new Date(deps.now()).toISOString() };
+        const outs: TranscriptOutputs = {
+          ...state,
+          expiredAt: state.expiredAt ?? new Date(ctx.clock.now()).toISOString(),
+        };
         return { id, outs, inputs };
       }
       return { id, outs: toOutputs(inputs, record, state), inputs };
@@ -281,7 +263,7 @@ export function createTranscriptCore(
     ): Promise<TranscriptOutputs> {
       if (isFinished(olds.status)) return toOutputs(news, recordOf(olds), olds);
       // The stored job is still queued or processing: look at it again instead of starting a new one.
-      const api = deps.api(ctx);
+      const api = transcriptionApi(ctx.client);
       let record: TranscriptRecord | undefined;
       try {
         record = await api.getTranscript(id);
@@ -298,7 +280,7 @@ export function createTranscriptCore(
         );
       }
       if (!news.waitForCompletion) return toOutputs(news, record, olds);
-      ctx.log.info(say(ctx, `resuming the wait for job ${id} (${record.status})`));
+      ctx.log.info(`resuming the wait for job ${id} (${record.status})`);
       const outs = await finish(ctx, api, news, record, olds);
       if (outs.status === "error") {
         // Keep the failure in state: the next `up` sees status error and replaces (a new job).
@@ -314,9 +296,7 @@ export function createTranscriptCore(
 
     async delete(ctx: CallContext, id: string): Promise<void> {
       // The API has no delete: the result expires on the platform after 7 days.
-      ctx.log.debug(
-        say(ctx, `transcript ${id} removed from the state; the platform deletes it after its 7-day retention`),
-      );
+      ctx.log.debug(`transcript ${id} removed from the state; the platform deletes it after its 7-day retention`);
     },
   };
 }

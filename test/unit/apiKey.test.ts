@@ -1,6 +1,5 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { resolveSettings } from "../../provider/config.js";
 import { apiKeyCore } from "../../provider/resources/apiKey.js";
 import { apiKey, base, configureDefaults, ctx, thrown, token, useApi } from "./support.js";
 
@@ -25,7 +24,7 @@ describe("ApiKey", () => {
     expect(r.id).not.toContain(newKey);
     expect(r.outs).toEqual({ key: newKey, createdAt: "2026-01-01T00:00:00Z" });
     // Authenticated with a token: nothing to switch.
-    expect(resolveSettings().auth).toEqual({ kind: "token", value: token });
+    expect(ctx().settings.auth).toEqual({ kind: "token", value: token });
   });
 
   it("diffs only rotateWhenChanged, and rotates in place on change", async () => {
@@ -57,7 +56,7 @@ describe("ApiKey", () => {
       { key: apiKey, rotateWhenChanged: { v: "1" } },
       { rotateWhenChanged: { v: "2" } },
     );
-    expect(resolveSettings().auth).toEqual({ kind: "apiKey", value: newKey });
+    expect(ctx().settings.auth).toEqual({ kind: "apiKey", value: newKey });
     const warning = log.logs.find((l) => l.level === "warn")?.message ?? "";
     expect(warning).toContain("pulumi config set --secret cloudplatform:apiKey");
     expect(warning).not.toContain(newKey);

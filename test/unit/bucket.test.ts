@@ -2,7 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { autoName, bucketCore, type BucketOutputs } from "../../provider/resources/bucket.js";
 import { unknownValue } from "../../provider/core.js";
-import { base, bucketState, configureDefaults, ctx, s3, thrown, useApi } from "./support.js";
+import { base, bucketState, configureDefaults, ctx, host, s3, thrown, useApi } from "./support.js";
 
 const state: BucketOutputs = { ...bucketState, name: "logs-abc" };
 
@@ -253,8 +253,7 @@ describe("Bucket operations", () => {
   });
 
   it("requires the S3 endpoint to create a bucket", async () => {
-    const { setConfiguredValues } = await import("../../provider/config.js");
-    setConfiguredValues({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": "cp-someKey123" });
+    host().configure({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": "cp-someKey123" });
     const err = await thrown(() => bucketCore.create(ctx(), inputs));
     expect(err.code).toBe("CLOUDPLATFORM_CONFIG_MISSING");
     expect(err.message).toContain("CLOUDPLATFORM_S3_URL");

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resetConfigState, resolveSettings, setConfiguredValues, useRotatedApiKey } from "../../provider/config.js";
-import { configure } from "../../provider/dynamic.js";
-import { apiKey, base, thrown, token } from "./support.js";
+import { ProviderConfig } from "../../provider/config.js";
+import { toDynamicProvider } from "../../provider/dynamic.js";
+import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { apiKey, base, testHost, thrown, token } from "./support.js";
 
 const envKeys = [
   "PULUMI_CONFIG",
@@ -12,32 +13,32 @@ const envKeys = [
   "CLOUDPLATFORM_TOKEN",
 ];
 let saved: Record<string, string | undefined> = {};
+let config = new ProviderConfig();
 
 describe("settings", () => {
   beforeEach(() => {
     saved = Object.fromEntries(envKeys.map((k) => [k, process.env[k]]));
     for (const k of envKeys) delete process.env[k];
-    resetConfigState();
+    config = new ProviderConfig();
   });
   afterEach(() => {
     for (const k of envKeys) {
       if (saved[k] === undefined) delete process.env[k];
       else process.env[k] = saved[k];
     }
-    resetConfigState();
   });
 
   it("prefers configure() values, then PULUMI_CONFIG, then the environment", () => {
     process.env["CLOUDPLATFORM_BASE_URL"] = "http://env.test";
     process.env["CLOUDPLATFORM_API_KEY"] = "cp-fromEnvironment";
     process.env["CLOUDPLATFORM_S3_URL"] = "http://s3-env.test";
-    expect(resolveSettings()).toMatchObject({ baseUrl: "http://env.test", s3Url: "http://s3-env.test" });
+    expect(config.settings()).toMatchObject({ baseUrl: "http://env.test", s3Url: "http://s3-env.test" });
 
     process.env["PULUMI_CONFIG"] = JSON.stringify({ "cloudplatform:baseUrl": "http://pulumi-config.test/" });
-    expect(resolveSettings().baseUrl).toBe("http://pulumi-config.test");
+    expect(config.settings().baseUrl).toBe("http://pulumi-config.test");
 
-    setConfiguredValues({ "cloudplatform:baseUrl": "http://configured.test", "cloudplatform:apiKey": apiKey });
-    const s = resolveSettings();
+    config.configure({ "cloudplatform:baseUrl": "http://configured.test", "cloudplatform:apiKey": apiKey });
+    const s = config.settings();
     expect(s.baseUrl).toBe("http://configured.test");
     expect(s.auth).toEqual({ kind: "apiKey", value: apiKey });
     expect(s.s3Url).toBe("http://s3-env.test");
@@ -45,56 +46,63 @@ describe("settings", () => {
 
   it("reads namespaced keys through the host's configure() request", async () => {
     const values: Record<string, string> = { "cloudplatform:baseUrl": base, "cloudplatform:token": token };
-    await configure({ config: { get: (k: string) => values[k], require: (k: string) => values[k] as string } });
-    expect(resolveSettings()).toMatchObject({ baseUrl: base, apiUrl: base, auth: { kind: "token", value: token } });
+    const host = testHost();
+    await toDynamicProvider(dnsZoneCore, host).configure!({
+      config: { get: (k: string) => values[k], require: (k: string) => values[k] as string },
+    });
+    expect(host.context("DnsZone", "z", false).settings).toMatchObject({
+      baseUrl: base,
+      apiUrl: base,
+      auth: { kind: "token", value: token },
+    });
   });
 
   it("defaults apiUrl to baseUrl", () => {
-    setConfiguredValues({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
-    expect(resolveSettings().apiUrl).toBe(base);
-    setConfiguredValues({
+    config.configure({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
+    expect(config.settings().apiUrl).toBe(base);
+    config.configure({
       "cloudplatform:baseUrl": base,
       "cloudplatform:apiKey": apiKey,
       "cloudplatform:apiUrl": "http://tx.test",
     });
-    expect(resolveSettings().apiUrl).toBe("http://tx.test");
+    expect(config.settings().apiUrl).toBe("http://tx.test");
   });
 
   it("names both ways to set a missing setting", async () => {
-    const noBase = await thrown(async () => resolveSettings());
+    const noBase = await thrown(async () => config.settings());
     expect(noBase.code).toBe("CLOUDPLATFORM_CONFIG_MISSING");
     expect(noBase.message).toContain("pulumi config set cloudplatform:baseUrl");
     expect(noBase.message).toContain("CLOUDPLATFORM_BASE_URL");
 
-    setConfiguredValues({ "cloudplatform:baseUrl": base });
-    const noAuth = await thrown(async () => resolveSettings());
+    config.configure({ "cloudplatform:baseUrl": base });
+    const noAuth = await thrown(async () => config.settings());
     expect(noAuth.message).toContain("pulumi config set --secret cloudplatform:apiKey");
     expect(noAuth.message).toContain("CLOUDPLATFORM_API_KEY");
     expect(noAuth.message).toContain("CLOUDPLATFORM_TOKEN");
   });
 
   it("refuses a URL that is not http(s)", async () => {
-    setConfiguredValues({ "cloudplatform:baseUrl": "ftp://x", "cloudplatform:apiKey": apiKey });
-    expect((await thrown(async () => resolveSettings())).code).toBe("CLOUDPLATFORM_CONFIG_INVALID");
+    config.configure({ "cloudplatform:baseUrl": "ftp://x", "cloudplatform:apiKey": apiKey });
+    expect((await thrown(async () => config.settings())).code).toBe("CLOUDPLATFORM_CONFIG_INVALID");
   });
 
   it("lets the API key win over the token, warning once without showing either", () => {
-    setConfiguredValues({
+    config.configure({
       "cloudplatform:baseUrl": base,
       "cloudplatform:apiKey": apiKey,
       "cloudplatform:token": token,
     });
     const warnings: string[] = [];
-    expect(resolveSettings(undefined, (m) => warnings.push(m)).auth.kind).toBe("apiKey");
-    resolveSettings(undefined, (m) => warnings.push(m));
+    expect(config.settings((m) => warnings.push(m)).auth.kind).toBe("apiKey");
+    config.settings((m) => warnings.push(m));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).not.toContain(apiKey);
     expect(warnings[0]).not.toContain(token);
   });
 
   it("uses a key the provider rotated over the configured one", () => {
-    setConfiguredValues({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
-    useRotatedApiKey("cp-rotatedKey0001");
-    expect(resolveSettings().auth).toEqual({ kind: "apiKey", value: "cp-rotatedKey0001" });
+    config.configure({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
+    config.useRotatedApiKey("cp-rotatedKey0001");
+    expect(config.settings().auth).toEqual({ kind: "apiKey", value: "cp-rotatedKey0001" });
   });
 });

@@ -1,7 +1,6 @@
 import nock from "nock";
 import { setAllConfig } from "@pulumi/pulumi/runtime/config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { setConfiguredValues } from "../../provider/config.js";
 import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dnsZone.js";
 import { getBucket, getBucketCredentials, getBuckets, getDnsZone, getDnsZones } from "../../provider/functions.js";
 import { base, ctx, thrown, useApi } from "./support.js";
@@ -74,7 +73,6 @@ describe("lookup functions", () => {
   useApi();
   // Lookups run in the program: they read the program's stack config, not configure().
   beforeEach(() => {
-    setConfiguredValues({});
     setAllConfig({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": "cp-programConfigKey01" });
   });
   afterEach(() => setAllConfig({}));

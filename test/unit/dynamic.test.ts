@@ -1,21 +1,20 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import type { Logger, ResourceCore } from "../../provider/core.js";
+import type { ResourceCore } from "../../provider/core.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { base, s3, thrown, useApi } from "./support.js";
-
-const quiet: Logger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+import { base, host, s3, thrown, useApi } from "./support.js";
 const providerText = "exports.handler = __f0; /* serialized shim */";
 
 describe("dynamic host adapter", () => {
   useApi();
-  const bucket = toDynamicProvider(bucketCore, quiet);
+  // On the host of the running test: useApi makes a fresh one for each.
+  const bucket = () => toDynamicProvider(bucketCore, host());
 
   it("hands the logical name to check, keeps it in inputs, and hides host keys from the core", async () => {
-    const r = await bucket.check!({}, { __logicalName: "logs", __provider: providerText });
+    const r = await bucket().check!({}, { __logicalName: "logs", __provider: providerText });
     expect(r.failures).toEqual([]);
     expect(r.inputs).toMatchObject({ __logicalName: "logs", storageClass: "Standard" });
     expect(r.inputs).not.toHaveProperty("__provider");
@@ -40,12 +39,12 @@ describe("dynamic host adapter", () => {
       forceDestroy: false,
       adopt: false,
     };
-    expect(await bucket.diff!("b", olds, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await bucket().diff!("b", olds, news)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
   });
 
   it("returns plain JSON outputs with the logical name, and prefixes errors with the resource", async () => {
     nock(base).post("/object-storage/buckets").reply(201, { id: "bkt_1", name: "logs-1" });
-    const r = await bucket.create({
+    const r = await bucket().create({
       __logicalName: "logs",
       name: "logs-1",
       storageClass: "Standard",
@@ -60,7 +59,7 @@ describe("dynamic host adapter", () => {
       .post("/object-storage/buckets")
       .reply(409, { error: { code: "name_taken" } });
     const err = await thrown(() =>
-      bucket.create({
+      bucket().create({
         __logicalName: "logs",
         name: "logs-1",
         storageClass: "Standard",
@@ -73,14 +72,14 @@ describe("dynamic host adapter", () => {
 
   it("reads a gone object as an empty id", async () => {
     nock(base).get("/object-storage/buckets/bkt_1").reply(404);
-    expect(await bucket.read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" })).toEqual({
+    expect(await bucket().read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" })).toEqual({
       id: "",
       props: {},
     });
   });
 
   it("turns a partial create into the engine's { id, properties, reasons } with __provider kept", async () => {
-    const cred = toDynamicProvider(bucketCredentialCore, quiet);
+    const cred = toDynamicProvider(bucketCredentialCore, host());
     const secret = "PartialSecret-0123456789abc";
     nock(base)
       .get("/object-storage/buckets/bkt_1")
@@ -119,7 +118,11 @@ describe("dynamic host adapter", () => {
       delete: async () => undefined,
     };
     const err = await thrown(() =>
-      toDynamicProvider(core, quiet).update!("x", { a: "1" }, { a: "2", __provider: providerText, __logicalName: "t" }),
+      toDynamicProvider(core, host()).update!(
+        "x",
+        { a: "1" },
+        { a: "2", __provider: providerText, __logicalName: "t" },
+      ),
     );
     expect(err).toMatchObject({ id: "x", properties: { a: "half", __provider: providerText, __logicalName: "t" } });
     expect(err.message).toContain('Thing "t": second step failed');

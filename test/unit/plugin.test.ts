@@ -2,33 +2,28 @@
 // values in, raw wire values out, against a mocked API (network disabled).
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { resetConfigState } from "../../provider/config.js";
-import type { Logger } from "../../provider/core.js";
+import type * as plugin from "@pulumi/pulumi/provider";
 import { unknownValue } from "../../provider/core.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
 import { createProvider } from "../../provider/plugin/provider.js";
-import { apiKey, base, bucketState, s3, thrown, useApi } from "./support.js";
+import { apiKey, base, bucketState, host, s3, testHost, thrown, useApi } from "./support.js";
 
 const sigKey = "4dabf18193072939515e22adb298388d";
 const secretSig = "1b47061264138c4ac30d75fd1eb44270";
 const wrap = (value: unknown) => ({ [sigKey]: secretSig, value });
 
-const logs: string[] = [];
-const logger: Logger = {
-  info: (m) => void logs.push(m),
-  warn: (m) => void logs.push(m),
-  debug: () => undefined,
-};
-const provider = createProvider({ version: "1.2.3", logger });
+/** The provider on the host of the running test (useApi makes a fresh one for each). */
+const provider = () => createProvider({ version: "1.2.3", host: host() });
 const urn = (type: string, name: string) => `urn:pulumi:dev::proj::cloudplatform:index:${type}::${name}`;
 
 /** Methods the Provider interface marks optional; this host implements them all. */
-const check = provider.check!;
-const diff = provider.diff!;
-const create = provider.create!;
-const read = provider.read!;
-const update = provider.update!;
-const del = provider.delete!;
+type Methods = Required<plugin.Provider>;
+const check: Methods["check"] = (...a) => provider().check!(...a);
+const diff: Methods["diff"] = (...a) => provider().diff!(...a);
+const create: Methods["create"] = (...a) => provider().create!(...a);
+const read: Methods["read"] = (...a) => provider().read!(...a);
+const update: Methods["update"] = (...a) => provider().update!(...a);
+const del: Methods["delete"] = (...a) => provider().delete!(...a);
 
 describe("dispatch on the type token", () => {
   useApi();
@@ -328,12 +323,14 @@ describe("configure", () => {
   });
 
   it("the configured values are what the cores' client uses", async () => {
-    resetConfigState();
-    const { applyConfigure } = await import("../../provider/plugin/configure.js");
-    applyConfigure(
-      request({ "cloudplatform:config:baseUrl": "http://other.test", "cloudplatform:config:apiKey": apiKey }),
+    const configured = testHost();
+    configured.configure(
+      configValues(
+        request({ "cloudplatform:config:baseUrl": "http://other.test", "cloudplatform:config:apiKey": apiKey }),
+      ),
     );
     nock("http://other.test").get("/dns/zones/zone_1").reply(200, { id: "zone_1", name: "a.example", nameservers: [] });
-    expect((await read("zone_1", urn("DnsZone", "z"), { zoneId: "zone_1" })).id).toBe("zone_1");
+    const provider = createProvider({ version: "1.2.3", host: configured });
+    expect((await provider.read!("zone_1", urn("DnsZone", "z"), { zoneId: "zone_1" })).id).toBe("zone_1");
   });
 });

@@ -1,11 +1,9 @@
-/** Shared setup of the unit tests: network disabled, settings pointing at fake hosts, instant retries. */
+/** Shared setup of the unit tests: network disabled, a host whose settings point at fake hosts, instant retries. */
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
-import { resetConfigState, setConfiguredValues } from "../../provider/config.js";
-import type { CallContext } from "../../provider/core.js";
+import type { CallContext, Logger } from "../../provider/core.js";
+import { Host, type HostOptions } from "../../provider/host.js";
 import type { BucketOutputs } from "../../provider/resources/bucket.js";
-import { setClientOptions } from "../../provider/runtime.js";
-import { clearCredentialListCache } from "../../provider/resources/credentialList.js";
 
 export const base = "http://api.cloudplatform.test";
 export const s3 = "http://s3.cloudplatform.test";
@@ -29,22 +27,36 @@ export interface Logged {
   readonly message: string;
 }
 
-/** A call context that records what it logs. */
-export function ctx(name = "res", logs: Logged[] = []): CallContext & { logs: Logged[] } {
+export const quiet: Logger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+
+/** A logger that records what it is given. */
+export function recorder(logs: Logged[]): Logger {
   return {
-    name,
-    preview: false,
-    logs,
-    log: {
-      info: (message) => logs.push({ level: "info", message }),
-      warn: (message) => logs.push({ level: "warn", message }),
-      debug: (message) => logs.push({ level: "debug", message }),
-    },
+    info: (message) => void logs.push({ level: "info", message }),
+    warn: (message) => void logs.push({ level: "warn", message }),
+    debug: (message) => void logs.push({ level: "debug", message }),
   };
 }
 
+/** A host as the tests use it: nothing logged, instant retries, at most 4 attempts. */
+export function testHost(options: Partial<HostOptions> = {}): Host {
+  return new Host({ logger: quiet, client: { sleep: async () => undefined, retry: { maxAttempts: 4 } }, ...options });
+}
+
+let current: Host | undefined;
+
+/** The host of the running test (`useApi` makes a fresh one for each test). */
+export function host(): Host {
+  return (current ??= testHost());
+}
+
+/** A call context of the test's host that records what it logs. */
+export function ctx(name = "res", logs: Logged[] = [], type = "Test"): CallContext & { logs: Logged[] } {
+  return Object.assign(host().context(type, name, false, recorder(logs)), { logs });
+}
+
 export function configureDefaults(extra: Record<string, string> = {}): void {
-  setConfiguredValues({
+  host().configure({
     "cloudplatform:baseUrl": base,
     "cloudplatform:s3Url": s3,
     "cloudplatform:apiKey": apiKey,
@@ -52,14 +64,12 @@ export function configureDefaults(extra: Record<string, string> = {}): void {
   });
 }
 
-/** Registers the hooks: every test starts with default settings and no pending mocks. */
+/** Registers the hooks: every test starts with a fresh host with default settings, and no pending mocks. */
 export function useApi(): void {
   beforeEach(() => {
     nock.disableNetConnect();
-    resetConfigState();
-    clearCredentialListCache();
+    current = testHost();
     configureDefaults();
-    setClientOptions({ sleep: async () => undefined, retry: { maxAttempts: 4 } });
   });
   afterEach(() => {
     const pending = nock.pendingMocks();

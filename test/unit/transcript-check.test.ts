@@ -4,17 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unknownValue, type CallContext, type Props } from "../../provider/core.js";
-import { createTranscriptCore } from "../../provider/resources/transcript.js";
+import { unknownValue, type Props } from "../../provider/core.js";
+import { transcriptCore } from "../../provider/resources/transcript.js";
 import { isInternalHost } from "../../provider/transcription/hosts.js";
-
-const ctx: CallContext = { name: "talk", preview: true, log: { info: () => {}, warn: () => {}, debug: () => {} } };
+import { testHost } from "./support.js";
 const dir = mkdtempSync(join(tmpdir(), "transcript-check-"));
 const audio = join(dir, "a.wav");
 writeFileSync(audio, "RIFF audio bytes");
 
+/** Check as the host runs it, with the transcription API configured at `apiUrl`. */
 function check(news: Props, apiUrl = "https://api.cloudplatform.example") {
-  return createTranscriptCore({ apiUrl: () => apiUrl }).check(ctx, undefined, news);
+  const host = testHost();
+  host.configure({ "cloudplatform:apiUrl": apiUrl });
+  return transcriptCore.check(host.context("Transcript", "talk", true), undefined, news);
 }
 
 function reasons(news: Props, apiUrl?: string): string[] {

@@ -5,32 +5,36 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetConfigState } from "../../provider/config.js";
-import type { CallContext } from "../../provider/core.js";
+import type { CallContext, Clock } from "../../provider/core.js";
+import { nameKey } from "../../provider/core.js";
 import { CloudPlatformError, PartialCreateError, TranscriptFailedError } from "../../provider/errors.js";
 import { createTranscriptCore } from "../../provider/resources/transcript.js";
 import { closePools } from "../../provider/client.js";
-import { nameKey, toDynamicProvider } from "../../provider/dynamic.js";
-import { setClientOptions } from "../../provider/runtime.js";
+import { toDynamicProvider } from "../../provider/dynamic.js";
+import { Host } from "../../provider/host.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
+import { quiet } from "./support.js";
 
 const api = "http://api.cloudplatform.test";
 const apiKey = "cp-testkey_0123456789";
 const uploadToken = "tok_SECRET_upload_7c1f";
 
-/** Everything the core wrote to the Pulumi output, to assert on progress and on leaks. */
-function context(): CallContext & { lines: string[] } {
+/** A host configured for the mocked API, on `clock`, with fast retries. */
+function host(clock: Clock = fakeClock()): Host {
+  const h = new Host({ logger: quiet, clock, client: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+  h.configure({ "cloudplatform:baseUrl": api, "cloudplatform:apiKey": apiKey });
+  return h;
+}
+
+/** A call context that keeps everything the core wrote to the Pulumi output, to assert on progress and on leaks. */
+function context(clock: Clock = fakeClock()): CallContext & { lines: string[] } {
   const lines: string[] = [];
-  return {
-    name: "talk",
-    preview: false,
-    lines,
-    log: {
-      info: (m) => lines.push(`info ${m}`),
-      warn: (m) => lines.push(`warn ${m}`),
-      debug: (m) => lines.push(`debug ${m}`),
-    },
+  const log = {
+    info: (m: string) => void lines.push(`info ${m}`),
+    warn: (m: string) => void lines.push(`warn ${m}`),
+    debug: (m: string) => void lines.push(`debug ${m}`),
   };
+  return Object.assign(host(clock).context("Transcript", "talk", false, log), { lines });
 }
 
 /** A clock that advances only when the core sleeps: polling for hours takes no real time. */
@@ -47,13 +51,10 @@ function fakeClock() {
   };
 }
 
-function core(clock = fakeClock()) {
+function core() {
   return createTranscriptCore({
-    now: clock.now,
-    sleep: clock.sleep,
     pollBackoff: { initialMs: 1_000, maxMs: 15_000, random: () => 0.5 },
     upload: { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } },
-    apiUrl: () => api,
   });
 }
 
@@ -85,12 +86,6 @@ afterAll(async () => {
   nock.enableNetConnect();
   await closePools();
 });
-beforeEach(() => {
-  process.env["CLOUDPLATFORM_BASE_URL"] = api;
-  process.env["CLOUDPLATFORM_API_KEY"] = apiKey;
-  resetConfigState();
-  setClientOptions({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
-});
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
@@ -104,7 +99,7 @@ describe("Transcript create", () => {
       .post("/v1/transcripts", { url: "https://media.example.com/talk.mp3", language: "auto" })
       .matchHeader("authorization", apiKey)
       .reply(200, done);
-    const result = await core(clock).create(context(), urlInputs());
+    const result = await core().create(context(clock), urlInputs());
     expect(result.id).toBe("tr_1");
     expect(result.outs).toMatchObject({
       transcriptId: "tr_1",
@@ -128,8 +123,8 @@ describe("Transcript create", () => {
     nock(api)
       .get("/v1/transcripts/tr_2")
       .reply(200, { ...done, id: "tr_2" });
-    const ctx = context();
-    const result = await core(clock).create(ctx, urlInputs());
+    const ctx = context(clock);
+    const result = await core().create(ctx, urlInputs());
     expect(result.outs.status).toBe("done");
     expect(result.outs.text).toBe("hello world");
     expect(clock.sleeps).toEqual([1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000, 15_000, 15_000, 15_000]);
@@ -195,8 +190,8 @@ describe("Transcript create", () => {
       .get("/v1/transcripts/tr_6")
       .times(7)
       .reply(200, { id: "tr_6", status: "processing", audio_duration: 3600 });
-    const c = core(clock);
-    const error = await c.create(context(), urlInputs({ timeoutMinutes: 1 })).catch((e: unknown) => e);
+    const c = core();
+    const error = await c.create(context(clock), urlInputs({ timeoutMinutes: 1 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PartialCreateError);
     const partial = error as PartialCreateError;
     expect(partial.id).toBe("tr_6");
@@ -219,7 +214,7 @@ describe("Transcript create", () => {
     nock(api)
       .get("/v1/transcripts/tr_6")
       .reply(200, { ...done, id: "tr_6", audio_duration: 3600 });
-    const outs = await c.update(context(), "tr_6", olds, news);
+    const outs = await c.update(context(clock), "tr_6", olds, news);
     expect(outs).toMatchObject({ transcriptId: "tr_6", status: "done", text: "hello world", priceUsd: 0.02 });
     expect(posts).toBe(1);
   });
@@ -502,8 +497,7 @@ describe("Transcript through the dynamic-provider host", () => {
   it("hands the engine a partially created resource (id, outputs, __provider) at the deadline", async () => {
     nock(api).post("/v1/transcripts").reply(202, { id: "tr_host", status: "queued" });
     nock(api).get("/v1/transcripts/tr_host").times(4).reply(200, { id: "tr_host", status: "processing" });
-    const quiet = { info: () => {}, warn: () => {}, debug: () => {} };
-    const provider = toDynamicProvider(core(), quiet);
+    const provider = toDynamicProvider(core(), host());
     const inputs = { ...urlInputs({ timeoutMinutes: 0.25 }), __provider: "serialized-shim", [nameKey]: "talk" };
     const error = (await provider.create(inputs).catch((e: unknown) => e)) as {
       id: string;

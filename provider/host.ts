@@ -1,0 +1,229 @@
+/**
+ * The host layer: what both hosts (dynamic.ts, plugin/provider.ts) do around a core call, written
+ * once. An adapter turns its engine's values into plain JSON, calls one method here, and turns the
+ * plain result back. These methods build the call's context (settings and API client resolved at
+ * call time, logger, clock), run the core, redact and prefix errors with `<Type> "<name>"`, turn a
+ * `PartialCreateError` into the engine's partially-created state, and apply the core's import rules.
+ */
+import { ApiClient, type ClientOptions } from "./client.js";
+import { ProviderConfig } from "./config.js";
+import type { CallContext, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
+import { nameKey, systemClock } from "./core.js";
+import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
+import { redact } from "./redact.js";
+
+/** Cores see plain JSON; their input and output types do not matter to a host. */
+export type AnyCore = ResourceCore<unknown, unknown>;
+
+/** Where the engine keeps the serialized provider of a dynamic resource, beside the inputs. */
+export const providerKey = "__provider";
+
+export interface HostOptions {
+  /** Where the host's lines and the cores' lines go, redacted on the way. */
+  readonly logger: Logger;
+  /** Transport and retry options of the API client (tests: a dispatcher, instant retries). */
+  readonly client?: ClientOptions;
+  readonly clock?: Clock;
+}
+
+/** The engine records an error carrying `{ id, properties, reasons }` as a partially created resource. */
+export class EnginePartialError extends Error {
+  readonly reasons: string[];
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: object,
+    reasons: readonly string[],
+  ) {
+    super(message);
+    this.reasons = reasons.map(redact);
+  }
+}
+
+/** Turns the partial state a core kept (plain JSON) into the engine's properties. */
+export type ToEngine = (outs: object) => object;
+
+/** A read's answer; `undefined` when the object is gone. */
+export interface ReadAnswer {
+  readonly id: string;
+  readonly outs: object;
+  readonly inputs?: object;
+}
+
+/**
+ * The host keys of a dynamic resource's property bag: the logical name the SDK classes pass
+ * (`__logicalName`) and the serialized provider (`__provider`), split from what the core sees.
+ */
+export function splitHostKeys(bag: Record<string, unknown> | undefined): {
+  name: string;
+  props: Props;
+  provider: unknown;
+} {
+  const props: Props = {};
+  let name = "";
+  let provider: unknown;
+  for (const [key, value] of Object.entries(bag ?? {})) {
+    if (key === nameKey) name = typeof value === "string" ? value : "";
+    else if (key === providerKey) provider = value;
+    else props[key] = value as Props[string];
+  }
+  return { name, props, provider };
+}
+
+/** One host's state: its configuration, its logger and clock, and one API client per settings. */
+export class Host {
+  private readonly config = new ProviderConfig();
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private cached: { key: string; client: ApiClient } | undefined;
+
+  constructor(private readonly options: HostOptions) {
+    const { logger } = options;
+    this.log = {
+      info: (m) => logger.info(redact(m)),
+      warn: (m) => logger.warn(redact(m)),
+      debug: (m) => logger.debug(redact(m)),
+    };
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** The engine's configure(): the stack config (namespaced keys) the settings are read from. */
+  configure(values: Record<string, string | undefined>): void {
+    this.config.configure(values);
+  }
+
+  /** The context of one call. `log` replaces the host's logger (tests record lines with it). */
+  context(type: string, name: string, preview: boolean, log: Logger = this.log): CallContext {
+    const client = () => this.client();
+    const about = (m: string) => aboutResource(type, name, m);
+    return {
+      type,
+      name,
+      preview,
+      clock: this.clock,
+      log: { info: (m) => log.info(about(m)), warn: (m) => log.warn(about(m)), debug: (m) => log.debug(about(m)) },
+      get settings() {
+        return client().settings;
+      },
+      get client() {
+        return client();
+      },
+      configured: (setting) => this.config.raw(setting),
+      useApiKey: (key) => this.config.useRotatedApiKey(key),
+    };
+  }
+
+  /** Built for the settings read now, and rebuilt when they change (e.g. after the provider rotated its own key). */
+  private client(): ApiClient {
+    const settings = this.config.settings((m) => this.log.warn(m));
+    const key = JSON.stringify(settings);
+    if (this.cached?.key !== key) {
+      const options = { now: this.clock.now, sleep: this.clock.sleep, onRetry: this.log.warn, ...this.options.client };
+      this.cached = { key, client: new ApiClient(settings, options) };
+    }
+    return this.cached.client;
+  }
+
+  async check(core: AnyCore, name: string, olds: Props, news: Props): Promise<CheckResult<Props>> {
+    return this.run(core, name, undefined, () => {
+      const result = core.check(this.context(core.type, name, true), empty(olds) ? undefined : olds, news);
+      return {
+        inputs: result.inputs as Props,
+        failures: result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) })),
+      };
+    });
+  }
+
+  async diff(core: AnyCore, name: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.run(core, name, undefined, () =>
+      core.diff(this.context(core.type, name, true), coreId(core, id), olds, news),
+    );
+  }
+
+  async create(core: AnyCore, name: string, inputs: Props, toEngine: ToEngine): Promise<{ id: string; outs: object }> {
+    return this.run(core, name, toEngine, async () => {
+      const result = await core.create(this.context(core.type, name, false), inputs);
+      return { id: result.id, outs: result.outs as object };
+    });
+  }
+
+  /** `importing`: the engine holds no state yet (`pulumi import`); the core's import rules say where read starts. */
+  async read(
+    core: AnyCore,
+    name: string,
+    id: string,
+    state: Props,
+    importing = false,
+  ): Promise<ReadAnswer | undefined> {
+    return this.run(core, name, undefined, async () => {
+      const target = importing ? importTarget(core, id) : { id: coreId(core, id), state };
+      const result = await core.read(this.context(core.type, name, false), target.id, target.state);
+      if (result.id === undefined || result.id === "") return undefined;
+      const outs = (result.outs ?? target.state) as object;
+      return { id: result.id, outs, ...(result.inputs === undefined ? {} : { inputs: result.inputs as object }) };
+    });
+  }
+
+  async update(core: AnyCore, name: string, id: string, olds: Props, news: Props, toEngine: ToEngine): Promise<object> {
+    return this.run(
+      core,
+      name,
+      toEngine,
+      async () => (await core.update(this.context(core.type, name, false), coreId(core, id), olds, news)) as object,
+    );
+  }
+
+  async delete(core: AnyCore, name: string, id: string, state: Props): Promise<void> {
+    return this.run(core, name, undefined, () =>
+      core.delete(this.context(core.type, name, false), coreId(core, id), state),
+    );
+  }
+
+  /** Runs a core call; its error leaves prefixed and redacted, a partial state in the engine's shape. */
+  private async run<T>(core: AnyCore, name: string, toEngine: ToEngine | undefined, call: () => T | Promise<T>) {
+    try {
+      return await call();
+    } catch (err) {
+      const annotated = annotate(err, core.type, name);
+      if (toEngine === undefined || !isPartial(annotated)) throw annotated;
+      throw new EnginePartialError(annotated.message, annotated.id, toEngine(annotated.outs), annotated.reasons);
+    }
+  }
+}
+
+function empty(props: Props): boolean {
+  return Object.keys(props).length === 0;
+}
+
+function annotate(err: unknown, type: string, name: string): unknown {
+  if (CloudPlatformError.isInstance(err)) {
+    err.forResource(type, name);
+    err.message = redact(err.message);
+  } else if (err instanceof Error) {
+    err.message = redact(aboutResource(type, name, err.message));
+  }
+  return err;
+}
+
+/** By code too: a PartialCreateError of another copy of this package fails `instanceof`. */
+function isPartial(err: unknown): err is PartialCreateError {
+  return (
+    err instanceof PartialCreateError || (CloudPlatformError.isInstance(err) && err.code === "CLOUDPLATFORM_PARTIAL")
+  );
+}
+
+/** The id a core expects, whether the engine hands the import id or the id the core returned. */
+function coreId(core: AnyCore, id: string): string {
+  const importing = core.importing;
+  return importing?.supported === true && importing.coreId !== undefined ? importing.coreId(id) : id;
+}
+
+function importTarget(core: AnyCore, importId: string): { id: string; state: unknown } {
+  const importing = core.importing;
+  if (importing?.supported !== true) {
+    const reason =
+      importing?.reason ?? "it cannot be read back from an id alone; declare the resource in the program instead";
+    throw new ImportUnsupportedError(`${core.type} cannot be imported: ${reason}`);
+  }
+  return importing.target(importId);
+}
