@@ -14,7 +14,7 @@ for tool in curl /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is required (apt-get install curl time)" >&2; exit 1; }
 done
 export PATH="$(bash scripts/ensure-node.sh):$PATH"
-[ -f bin/provider/transcription/upload.js ] && [ -f emulator/dist/cli.js ] || npm run build >/dev/null
+[ -f bin/provider/resources/transcript/upload.js ] && [ -f emulator/dist/cli.js ] || npm run build >/dev/null
 
 work="$(mktemp -d)"
 emulator_pid=""
@@ -52,7 +52,7 @@ for round in $(seq 1 "$rounds"); do
   measure provider node bench/upload-provider.js "$(new_upload_url)" "$file"
   measure curl curl -fsS -o /dev/null -T "$file" "$(new_upload_url)"
   # The same Node process without the upload: what the runtime itself costs in memory.
-  measure node-idle node -e 'require("./bin/provider/transcription/upload.js")'
+  measure node-idle node -e 'require("./bin/provider/resources/transcript/upload.js")'
 done
 
 node - "$work/times" "$size_mib" "$rounds" <<'JS'

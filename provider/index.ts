@@ -8,12 +8,13 @@ import { apiKeyCore } from "./resources/apiKey.js";
 import { bucketCore } from "./resources/bucket.js";
 import { bucketCredentialCore } from "./resources/bucketCredential.js";
 import { dnsZoneCore } from "./resources/dnsZone.js";
+import { transcriptCore } from "./resources/transcript/index.js";
 
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);
 export const bucketProvider = toDynamicProvider(bucketCore);
 export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
-export { transcriptProvider } from "./transcription/host.js";
+export const transcriptProvider = toDynamicProvider(transcriptCore);
 
 export { configure, toDynamicProvider } from "./dynamic.js";
 export { nameKey } from "./core.js";

@@ -1,16 +1,28 @@
 /**
- * Retry timing: exponential backoff with full jitter (a random wait between 0 and the exponential
- * ceiling, so that many clients hit by one outage do not retry in lockstep), bounded in count and
- * in total time, and overridden by the server's `Retry-After`.
+ * Retry timing, shared by the API client, the Transcript upload and its polling: exponential backoff
+ * with jitter, bounded in count and in total time, overridden by the server's `Retry-After`, and
+ * which statuses are worth repeating.
  */
-export interface RetryPolicy {
+
+/**
+ * Waits that double from `baseDelayMs` up to `maxDelayMs`, with jitter: `full` (the default) draws
+ * between 0 and that ceiling, so that many clients hit by one outage do not retry in lockstep;
+ * `near` stays within ±20 % of it, for a poll that should keep to its schedule.
+ */
+export interface Backoff {
+  readonly baseDelayMs: number;
+  /** Ceiling of one wait (a longer `Retry-After` is still honoured within `maxTotalMs`). */
+  readonly maxDelayMs: number;
+  readonly jitter?: "full" | "near";
+  /** Source of randomness in [0, 1); injectable so tests are deterministic. */
+  readonly random?: () => number;
+}
+
+export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
   readonly maxAttempts: number;
   /** No retry starts once this much time has passed since the first attempt. */
   readonly maxTotalMs: number;
-  readonly baseDelayMs: number;
-  /** Ceiling of one backoff wait (a longer `Retry-After` is still honoured within `maxTotalMs`). */
-  readonly maxDelayMs: number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
@@ -30,10 +42,21 @@ export const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 50
  */
 export const notProcessedStatuses: ReadonlySet<number> = new Set([429, 503]);
 
-/** Full-jitter backoff before retry number `retry` (0 for the first retry). */
-export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
-  return Math.floor(random() * ceiling);
+/**
+ * For a request that carries everything it needs and changes nothing but its own target (the PUT of
+ * a Transcript's file to its upload address), a timeout (408) or a server failure (500) is worth
+ * repeating too.
+ */
+export const retryableUploadStatuses: ReadonlySet<number> = new Set([...retryableStatuses, 408, 500]);
+
+/** The wait before retry number `retry` (0 for the first retry). */
+export function backoffDelay(
+  retry: number,
+  backoff: Backoff,
+  random: () => number = backoff.random ?? Math.random,
+): number {
+  const ceiling = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** Math.min(retry, 30));
+  return backoff.jitter === "near" ? Math.round(ceiling * (0.8 + 0.4 * random())) : Math.floor(random() * ceiling);
 }
 
 /**

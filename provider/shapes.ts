@@ -65,6 +65,32 @@ function list(collection: string) {
   };
 }
 
+export interface ErrorBody {
+  readonly apiCode: string | undefined;
+  readonly message: string | undefined;
+}
+
+/** Reads the error body variants of docs/api-contract.md §2.1. */
+export function readErrorBody(text: string): ErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { apiCode: undefined, message: undefined };
+  }
+  if (typeof json !== "object" || json === null) return { apiCode: undefined, message: undefined };
+  const o = json as Record<string, unknown>;
+  const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+  if (typeof o["error"] === "object" && o["error"] !== null) {
+    const e = o["error"] as Record<string, unknown>;
+    return { apiCode: str(e["code"]), message: str(e["message"]) ?? str(o["message"]) };
+  }
+  return {
+    apiCode: str(o["code"]) ?? str(o["error"]),
+    message: str(o["message"]) ?? str(o["detail"]) ?? str(o["error_description"]),
+  };
+}
+
 const optString = z
   .string()
   .nullish()

@@ -8,7 +8,7 @@ import { apiKeyCore } from "../resources/apiKey.js";
 import { bucketCore } from "../resources/bucket.js";
 import { bucketCredentialCore } from "../resources/bucketCredential.js";
 import { dnsZoneCore } from "../resources/dnsZone.js";
-import { transcriptCore } from "../resources/transcript.js";
+import { transcriptCore } from "../resources/transcript/index.js";
 
 export const packageName = "cloudplatform";
 

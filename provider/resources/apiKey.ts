@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
 import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
 import { hasCode } from "../errors.js";
-import { sameMap, stringMap } from "./validate.js";
+import { sameJson, stringMap } from "./validate.js";
 
 export interface ApiKeyInputs {
   readonly rotateWhenChanged?: Record<string, string>;
@@ -71,7 +71,7 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   },
 
   diff(_ctx, _id, olds, news) {
-    const changed = sameMap(olds.rotateWhenChanged, news.rotateWhenChanged) ? [] : ["rotateWhenChanged"];
+    const changed = sameJson(olds.rotateWhenChanged, news.rotateWhenChanged) ? [] : ["rotateWhenChanged"];
     return { changes: changed.length > 0, replaces: [], changed, deleteBeforeReplace: false };
   },
 
@@ -90,7 +90,7 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   },
 
   async update(ctx, _id, olds, news) {
-    if (sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) {
+    if (sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) {
       return { ...olds, ...(news.rotateWhenChanged ? { rotateWhenChanged: news.rotateWhenChanged } : {}) };
     }
     const generated = await generate(ctx);

@@ -12,7 +12,7 @@ import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.
 import type { Credential } from "../shapes.js";
 import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
 import { s3Region } from "./bucket.js";
-import { optionalBoolean, sameMap, stringMap } from "./validate.js";
+import { optionalBoolean, sameJson, stringMap } from "./validate.js";
 
 export interface BucketCredentialInputs {
   readonly bucketId: string;
@@ -89,7 +89,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     const replaces = olds.bucketId !== news.bucketId ? ["bucketId"] : [];
     const updates: string[] = [];
     if ((olds.active ?? true) !== news.active) updates.push("active");
-    if (!sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) updates.push("rotateWhenChanged");
+    if (!sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) updates.push("rotateWhenChanged");
     const changed = [...replaces, ...updates];
     return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
   },
@@ -172,7 +172,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     }
     let changedSomething = false;
     try {
-      if (!sameMap(olds.rotateWhenChanged, news.rotateWhenChanged)) {
+      if (!sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) {
         const regenerated = await regenerateCredential(api, olds.bucketId, id);
         outs = { ...outs, secretAccessKey: regenerated.secret_access_key };
         changedSomething = true;

@@ -87,27 +87,18 @@ export function optionalBoolean(
   return undefined;
 }
 
-/** Deep equality of two plain JSON values (for diffs of maps). */
+/**
+ * Deep equality of two plain JSON values for diffs: key order does not matter, and absent, null and
+ * an empty map are the same (an empty glossary or rotateWhenChanged is none).
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+  return JSON.stringify(normal(a)) === JSON.stringify(normal(b));
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v === "object" && v !== null) {
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
-}
-
-/** Maps that are empty or absent are the same for diffs. */
-export function sameMap(
-  a: Record<string, string> | undefined | null,
-  b: Record<string, string> | undefined | null,
-): boolean {
-  return sameJson(a ?? {}, b ?? {});
+function normal(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return v.map(normal);
+  if (typeof v !== "object") return v;
+  const keys = Object.keys(v).sort();
+  return keys.length === 0 ? null : Object.fromEntries(keys.map((k) => [k, normal((v as Record<string, unknown>)[k])]));
 }

@@ -1,12 +1,12 @@
 import nock from "nock";
 import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
-import { ApiClient, readErrorBody, type ClientOptions } from "../../provider/client.js";
+import { ApiClient, type ClientOptions } from "../../provider/client.js";
 import type { Settings } from "../../provider/config.js";
 import { CloudPlatformError } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter } from "../../provider/retry.js";
-import { bucketSchema, credentialListSchema, zoneListSchema } from "../../provider/shapes.js";
+import { bucketSchema, credentialListSchema, readErrorBody, zoneListSchema } from "../../provider/shapes.js";
 import { createBucket, createCredential } from "../../provider/api.js";
 import { apiKey, base, thrown, useApi } from "./support.js";
 

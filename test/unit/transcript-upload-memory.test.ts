@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { uploadFile } from "../../provider/transcription/upload.js";
+import { uploadFile } from "../../provider/resources/transcript/upload.js";
 
 /**
  * The upload path streams: a 300 MB file sent to a real server on loopback must not grow the
@@ -53,7 +53,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const options = { attempts: 1, backoff: { initialMs: 1, maxMs: 1 } };
+const options = { attempts: 1, backoff: { baseDelayMs: 1, maxDelayMs: 1 } };
 
 it("streams a 300 MB file with flat memory", async () => {
   // Warm up with a smaller file: the first tens of MB of read chunks are garbage that V8 collects

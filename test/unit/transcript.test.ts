@@ -8,11 +8,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { CallContext, Clock } from "../../provider/core.js";
 import { nameKey } from "../../provider/core.js";
 import { CloudPlatformError, PartialCreateError, TranscriptFailedError } from "../../provider/errors.js";
-import { createTranscriptCore } from "../../provider/resources/transcript.js";
+import { createTranscriptCore } from "../../provider/resources/transcript/index.js";
 import { closePools } from "../../provider/client.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { Host } from "../../provider/host.js";
-import type { TranscriptInputs, TranscriptOutputs } from "../../provider/transcription/types.js";
+import type { TranscriptInputs, TranscriptOutputs } from "../../provider/resources/transcript/types.js";
 import { quiet } from "./support.js";
 
 const api = "http://api.cloudplatform.test";
@@ -53,8 +53,8 @@ function fakeClock() {
 
 function core() {
   return createTranscriptCore({
-    pollBackoff: { initialMs: 1_000, maxMs: 15_000, random: () => 0.5 },
-    upload: { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } },
+    pollBackoff: { baseDelayMs: 1_000, maxDelayMs: 15_000, jitter: "near", random: () => 0.5 },
+    upload: { attempts: 3, backoff: { baseDelayMs: 1, maxDelayMs: 1 } },
   });
 }
 

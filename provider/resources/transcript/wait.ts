@@ -1,4 +1,4 @@
-import { backoffDelay, type BackoffOptions } from "./backoff.js";
+import { backoffDelay, type Backoff } from "../../retry.js";
 import { isFinished, type TranscriptRecord } from "./types.js";
 
 /**
@@ -9,7 +9,7 @@ import { isFinished, type TranscriptRecord } from "./types.js";
 export interface WaitOptions {
   /** Epoch milliseconds after which the wait gives up (the job keeps running on the platform). */
   readonly deadline: number;
-  readonly backoff: BackoffOptions;
+  readonly backoff: Backoff;
   readonly progressIntervalMs: number;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -35,7 +35,7 @@ export async function waitForTranscript(
     if (isFinished(record.status)) return { record, finished: true };
     const remaining = options.deadline - options.now();
     if (remaining <= 0) return { record, finished: false };
-    await options.sleep(Math.min(backoffDelay(options.backoff, attempt), remaining));
+    await options.sleep(Math.min(backoffDelay(attempt, options.backoff), remaining));
     record = await poll();
     const now = options.now();
     if (record.status !== lastStatus || now - lastLogAt >= options.progressIntervalMs) {

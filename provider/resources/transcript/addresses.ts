@@ -57,30 +57,22 @@ function embeddedIpv4(host: string): string | undefined {
   return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
 }
 
-function isLocalhostName(host: string): boolean {
-  return host === "localhost" || host.endsWith(".localhost");
+/** `localhost` and its subdomains always count; literals (also IPv4 inside IPv6) are looked up in `list`. */
+function inList(hostname: string, list: BlockList): boolean {
+  const host = bareHost(hostname);
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  const v4 = embeddedIpv4(host);
+  if (v4) return list.check(v4, "ipv4");
+  const family = isIP(host);
+  return family !== 0 && list.check(host, family === 4 ? "ipv4" : "ipv6");
 }
 
 /** True for `localhost` and loopback literals (127.0.0.0/8, ::1). */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = bareHost(hostname);
-  if (isLocalhostName(host)) return true;
-  const v4 = embeddedIpv4(host);
-  if (v4) return loopback.check(v4, "ipv4");
-  const family = isIP(host);
-  if (family === 4) return loopback.check(host, "ipv4");
-  if (family === 6) return loopback.check(host, "ipv6");
-  return false;
+  return inList(hostname, loopback);
 }
 
 /** True for `localhost` and for literals outside public unicast (private, loopback, link-local, documentation, multicast, reserved). */
 export function isInternalHost(hostname: string): boolean {
-  const host = bareHost(hostname);
-  if (isLocalhostName(host)) return true;
-  const v4 = embeddedIpv4(host);
-  if (v4) return internal.check(v4, "ipv4");
-  const family = isIP(host);
-  if (family === 4) return internal.check(host, "ipv4");
-  if (family === 6) return internal.check(host, "ipv6");
-  return false;
+  return inList(hostname, internal);
 }

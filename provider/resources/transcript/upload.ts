@@ -1,7 +1,9 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { request, type Dispatcher } from "undici";
-import { backoffDelay, sleep, type BackoffOptions } from "./backoff.js";
+import { systemClock, type Clock } from "../../core.js";
+import { backoffDelay, retryableUploadStatuses, type Backoff } from "../../retry.js";
+import { readErrorBody } from "../../shapes.js";
 import { resolveSourcePath } from "./source.js";
 
 /**
@@ -15,17 +17,17 @@ export interface UploadOptions {
   readonly dispatcher?: Dispatcher;
   /** Attempts in total, the first included. */
   readonly attempts: number;
-  readonly backoff: BackoffOptions;
+  readonly backoff: Backoff;
   /** Called before each retry, with a message that names no URL. */
   readonly onRetry?: (message: string) => void;
+  /** Waits between attempts (the call's clock). */
+  readonly sleep?: Clock["sleep"];
 }
 
 export const defaultUploadOptions: UploadOptions = {
   attempts: 5,
-  backoff: { initialMs: 1_000, maxMs: 15_000 },
+  backoff: { baseDelayMs: 1_000, maxDelayMs: 15_000, jitter: "near" },
 };
-
-const retryableStatuses = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Failure of the upload PUT; `status` is set when the server answered. */
 export class UploadFailure extends Error {
@@ -42,6 +44,7 @@ export class UploadFailure extends Error {
 
 export async function uploadFile(uploadUrl: string, path: string, options: UploadOptions): Promise<void> {
   const absolute = resolveSourcePath(path);
+  const sleep = options.sleep ?? systemClock.sleep;
   for (let attempt = 1; ; attempt++) {
     try {
       await putOnce(uploadUrl, absolute, options.dispatcher);
@@ -49,7 +52,7 @@ export async function uploadFile(uploadUrl: string, path: string, options: Uploa
     } catch (error) {
       const failure = asUploadFailure(error);
       if (!failure.retryable || attempt >= options.attempts) throw failure;
-      const delay = backoffDelay(options.backoff, attempt - 1);
+      const delay = backoffDelay(attempt - 1, options.backoff);
       options.onRetry?.(`upload attempt ${attempt} failed (${failure.message}); sending the file again in ${delay} ms`);
       await sleep(delay);
     }
@@ -72,7 +75,7 @@ async function putOnce(uploadUrl: string, absolutePath: string, dispatcher: Disp
     if (response.statusCode >= 200 && response.statusCode < 300) return;
     throw new UploadFailure(
       `the upload endpoint answered ${response.statusCode}${errorCodeOf(text)}`,
-      retryableStatuses.has(response.statusCode),
+      retryableUploadStatuses.has(response.statusCode),
       response.statusCode,
     );
   } finally {
@@ -80,22 +83,10 @@ async function putOnce(uploadUrl: string, absolutePath: string, dispatcher: Disp
   }
 }
 
-/** The `error.code` of a JSON error body, if any; the message is left out in case it echoes the URL. */
+/** The code of an error body, if any; the message is left out in case it echoes the URL. */
 function errorCodeOf(text: string): string {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === "object") {
-      const error = (parsed as { error?: unknown; code?: unknown }).error;
-      const code =
-        error && typeof error === "object"
-          ? (error as { code?: unknown }).code
-          : ((parsed as { code?: unknown }).code ?? error);
-      if (typeof code === "string" && /^[a-z_]{1,40}$/.test(code)) return ` ${code}`;
-    }
-  } catch {
-    // Not JSON: the status alone says enough.
-  }
-  return "";
+  const { apiCode } = readErrorBody(text);
+  return apiCode !== undefined && /^[a-z_]{1,40}$/.test(apiCode) ? ` ${apiCode}` : "";
 }
 
 /** Transport errors are re-described from their code only: undici messages may quote the URL. */

@@ -1,6 +1,14 @@
 import { basename } from "node:path";
-import type { CallContext, CheckResult, CreateResult, DiffResult, Props, ReadResult, ResourceCore } from "../core.js";
-import { isUnknown } from "../core.js";
+import type {
+  CallContext,
+  CheckResult,
+  CreateResult,
+  DiffResult,
+  Props,
+  ReadResult,
+  ResourceCore,
+} from "../../core.js";
+import { isUnknown } from "../../core.js";
 import {
   aboutResource,
   CloudPlatformError,
@@ -10,17 +18,17 @@ import {
   TranscriptDeadlineError,
   TranscriptFailedError,
   TranscriptUploadError,
-} from "../errors.js";
-import type { CreateTranscriptBody, TranscriptionApi } from "../transcription/api.js";
-import { defaultPollBackoff, type BackoffOptions } from "../transcription/backoff.js";
-import { checkTranscriptInputs } from "../transcription/check.js";
-import { transcriptionApi } from "../transcription/http-api.js";
-import { inputOnly, recordOf, toOutputs } from "../transcription/outputs.js";
-import { statSource } from "../transcription/source.js";
-import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "../transcription/types.js";
-import { isFinished } from "../transcription/types.js";
-import { defaultUploadOptions, UploadFailure, uploadFile, type UploadOptions } from "../transcription/upload.js";
-import { waitForTranscript } from "../transcription/wait.js";
+} from "../../errors.js";
+import type { Backoff } from "../../retry.js";
+import { sameJson } from "../validate.js";
+import { transcriptionApi, type CreateTranscriptBody, type TranscriptionApi } from "./api.js";
+import { checkTranscriptInputs } from "./check.js";
+import { inputOnly, recordOf, toOutputs } from "./outputs.js";
+import { statSource } from "./source.js";
+import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "./types.js";
+import { isFinished } from "./types.js";
+import { defaultUploadOptions, UploadFailure, uploadFile, type UploadOptions } from "./upload.js";
+import { waitForTranscript } from "./wait.js";
 
 /**
  * The Transcript resource: one transcription job run to completion during `pulumi up`
@@ -36,14 +44,15 @@ const type = "Transcript";
 /** How the core waits and retries; tests make it fast and deterministic (the clock comes with the call). */
 export interface TranscriptTuning {
   readonly upload: UploadOptions;
-  readonly pollBackoff: BackoffOptions;
+  /** Between polls: short at first so a job that ends soon is seen soon, capped so a long job costs few requests. */
+  readonly pollBackoff: Backoff;
   /** Progress lines are written at most this often while a job's status does not change. */
   readonly progressIntervalMs: number;
 }
 
 const defaultTuning: TranscriptTuning = {
   upload: defaultUploadOptions,
-  pollBackoff: defaultPollBackoff,
+  pollBackoff: { baseDelayMs: 1_000, maxDelayMs: 15_000, jitter: "near" },
   progressIntervalMs: 30_000,
 };
 
@@ -137,6 +146,7 @@ export function createTranscriptCore(
       await uploadFile(ticket.uploadUrl, path, {
         ...deps.upload,
         onRetry: (message) => ctx.log.warn(message),
+        sleep: ctx.clock.sleep,
       });
     } catch (error) {
       if (error instanceof UploadFailure) {
@@ -185,7 +195,7 @@ export function createTranscriptCore(
       const changed: string[] = [];
       const differs = (key: keyof TranscriptInputs): boolean => {
         const next = news[key];
-        return isUnknown(next) || canonical(olds[key]) !== canonical(next);
+        return isUnknown(next) || !sameJson(olds[key], next);
       };
       for (const key of replacingInputs) {
         if (differs(key)) replaces.push(key);
@@ -302,17 +312,6 @@ export function createTranscriptCore(
 }
 
 export const transcriptCore = createTranscriptCore();
-
-/** Order-independent comparison of JSON values (glossary maps). */
-function canonical(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  if (typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  // An empty glossary means no glossary.
-  if (Object.keys(value).length === 0) return "";
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-}
 
 function asProps(outs: TranscriptOutputs): Record<string, unknown> {
   return { ...outs };

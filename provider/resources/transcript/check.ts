@@ -1,8 +1,9 @@
-import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../core.js";
-import { isInternalHost, isLoopbackHost } from "./hosts.js";
-import { autoLanguage, isSupportedLanguage } from "./languages.js";
+import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../../core.js";
+import { isInternalHost, isLoopbackHost } from "./addresses.js";
 import {
+  autoLanguage,
   defaultTimeoutMinutes,
+  isSupportedLanguage,
   maxGlossaryChars,
   maxGlossaryEntries,
   maxTimeoutMinutes,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { unwrapData } from "../../shapes.js";
 import type { TranscriptRecord, TranscriptStatus } from "./types.js";
 
 /**
@@ -40,14 +41,6 @@ const transcriptSchema = z.looseObject({
   completedAt: z.string().nullish(),
 });
 
-function unwrap(body: unknown): unknown {
-  if (body !== null && typeof body === "object" && !Array.isArray(body) && "data" in body) {
-    const keys = Object.keys(body);
-    if (keys.length === 1) return (body as { data: unknown }).data;
-  }
-  return body;
-}
-
 /** Splits the spec's `"<code>: <detail>"` error string (spec §2). */
 export function splitErrorMessage(message: string): { code?: string; message: string } {
   const match = /^([a-z][a-z0-9_]*): ?(.*)$/s.exec(message);
@@ -60,7 +53,7 @@ function first<T>(...values: (T | null | undefined)[]): T | undefined {
 }
 
 export function parseTranscript(body: unknown): TranscriptRecord | undefined {
-  const parsed = transcriptSchema.safeParse(unwrap(body));
+  const parsed = transcriptSchema.safeParse(unwrapData(body));
   if (!parsed.success) return undefined;
   const t = parsed.data;
   const id = first(t.id, t.uuid, t.transcript_id, t.transcriptId);
@@ -107,7 +100,7 @@ export interface UploadTicket {
 }
 
 export function parseUploadTicket(body: unknown): UploadTicket | undefined {
-  const parsed = uploadSchema.safeParse(unwrap(body));
+  const parsed = uploadSchema.safeParse(unwrapData(body));
   if (!parsed.success) return undefined;
   const uploadKey = first(parsed.data.uploadKey, parsed.data.upload_key);
   const uploadUrl = first(parsed.data.uploadUrl, parsed.data.upload_url);
