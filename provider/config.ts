@@ -12,13 +12,16 @@ import { registerSecret } from "./redact.js";
 export const settingNames = ["baseUrl", "s3Url", "apiUrl", "apiKey", "token"] as const;
 export type SettingName = (typeof settingNames)[number];
 
-/** The environment variable of each setting. */
-export const envNames: Record<SettingName, string> = {
-  baseUrl: "CLOUDPLATFORM_BASE_URL",
-  s3Url: "CLOUDPLATFORM_S3_URL",
-  apiUrl: "CLOUDPLATFORM_API_URL",
-  apiKey: "CLOUDPLATFORM_API_KEY",
-  token: "CLOUDPLATFORM_TOKEN",
+/** Every setting: its environment variable, whether it is a credential, the text the plugin schema shows. */
+export const settingTable: Record<
+  SettingName,
+  { readonly env: string; readonly secret?: true; readonly description: string }
+> = {
+  baseUrl: { env: "CLOUDPLATFORM_BASE_URL", description: "Management API address." },
+  s3Url: { env: "CLOUDPLATFORM_S3_URL", description: "S3 endpoint; needed by buckets and credentials." },
+  apiUrl: { env: "CLOUDPLATFORM_API_URL", description: "Transcription API address; defaults to baseUrl." },
+  apiKey: { env: "CLOUDPLATFORM_API_KEY", secret: true, description: "Project API key; wins over token." },
+  token: { env: "CLOUDPLATFORM_TOKEN", secret: true, description: "Dashboard token (JWT)." },
 };
 
 export type Auth =
@@ -98,13 +101,13 @@ function pulumiConfigEnv(): Record<string, string> {
 }
 
 function read(name: SettingName, lookup: ConfigLookup): string | undefined {
-  const value = lookup(`cloudplatform:${name}`) ?? process.env[envNames[name]];
+  const value = lookup(`cloudplatform:${name}`) ?? process.env[settingTable[name].env];
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
 export function howToSet(name: SettingName): string {
-  const secret = name === "apiKey" || name === "token" ? " --secret" : "";
-  return `\`pulumi config set${secret} cloudplatform:${name} <value>\` or the environment variable ${envNames[name]}`;
+  const { env, secret } = settingTable[name];
+  return `\`pulumi config set${secret ? " --secret" : ""} cloudplatform:${name} <value>\` or the environment variable ${env}`;
 }
 
 function url(name: SettingName, value: string): string {

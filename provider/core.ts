@@ -6,6 +6,7 @@
  */
 import type { ApiClient } from "./client.js";
 import type { SettingName, Settings } from "./config.js";
+import type { ResourceTable } from "./fields.js";
 
 /** A plain JSON value, as stored in Pulumi state. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -151,10 +152,8 @@ export interface Logger {
  * - `delete` is idempotent: an object already gone is success.
  */
 export interface ResourceCore<I, O> {
-  /** Pulumi type name (the `<Type>` of `pulumi-nodejs:dynamic/cloudplatform:<Type>`). */
-  readonly type: string;
-  /** Output names that hold secrets (become `additionalSecretOutputs`). */
-  readonly secretOutputs: readonly string[];
+  /** Every input and output, its type name among them (`<resource>.fields.ts`). */
+  readonly table: ResourceTable;
   /**
    * How `pulumi import` reaches this resource. Absent: the resource cannot be imported (the host
    * refuses with a generic reason); declare an `ImportRefusal` to tell the user what to do instead.

@@ -126,7 +126,7 @@ export class Host {
 
   async check(core: AnyCore, name: string, olds: Props, news: Props): Promise<CheckResult<Props>> {
     return this.run(core, name, undefined, () => {
-      const result = core.check(this.context(core.type, name, true), empty(olds) ? undefined : olds, news);
+      const result = core.check(this.context(core.table.type, name, true), empty(olds) ? undefined : olds, news);
       return {
         inputs: result.inputs as Props,
         failures: result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) })),
@@ -136,13 +136,13 @@ export class Host {
 
   async diff(core: AnyCore, name: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
     return this.run(core, name, undefined, () =>
-      core.diff(this.context(core.type, name, true), coreId(core, id), olds, news),
+      core.diff(this.context(core.table.type, name, true), coreId(core, id), olds, news),
     );
   }
 
   async create(core: AnyCore, name: string, inputs: Props, toEngine: ToEngine): Promise<{ id: string; outs: object }> {
     return this.run(core, name, toEngine, async () => {
-      const result = await core.create(this.context(core.type, name, false), inputs);
+      const result = await core.create(this.context(core.table.type, name, false), inputs);
       return { id: result.id, outs: result.outs as object };
     });
   }
@@ -157,7 +157,7 @@ export class Host {
   ): Promise<ReadAnswer | undefined> {
     return this.run(core, name, undefined, async () => {
       const target = importing ? importTarget(core, id) : { id: coreId(core, id), state };
-      const result = await core.read(this.context(core.type, name, false), target.id, target.state);
+      const result = await core.read(this.context(core.table.type, name, false), target.id, target.state);
       if (result.id === undefined || result.id === "") return undefined;
       const outs = (result.outs ?? target.state) as object;
       return { id: result.id, outs, ...(result.inputs === undefined ? {} : { inputs: result.inputs as object }) };
@@ -169,13 +169,14 @@ export class Host {
       core,
       name,
       toEngine,
-      async () => (await core.update(this.context(core.type, name, false), coreId(core, id), olds, news)) as object,
+      async () =>
+        (await core.update(this.context(core.table.type, name, false), coreId(core, id), olds, news)) as object,
     );
   }
 
   async delete(core: AnyCore, name: string, id: string, state: Props): Promise<void> {
     return this.run(core, name, undefined, () =>
-      core.delete(this.context(core.type, name, false), coreId(core, id), state),
+      core.delete(this.context(core.table.type, name, false), coreId(core, id), state),
     );
   }
 
@@ -184,7 +185,7 @@ export class Host {
     try {
       return await call();
     } catch (err) {
-      const annotated = annotate(err, core.type, name);
+      const annotated = annotate(err, core.table.type, name);
       if (toEngine === undefined || !isPartial(annotated)) throw annotated;
       throw new EnginePartialError(annotated.message, annotated.id, toEngine(annotated.outs), annotated.reasons);
     }
@@ -223,7 +224,7 @@ function importTarget(core: AnyCore, importId: string): { id: string; state: unk
   if (importing?.supported !== true) {
     const reason =
       importing?.reason ?? "it cannot be read back from an id alone; declare the resource in the program instead";
-    throw new ImportUnsupportedError(`${core.type} cannot be imported: ${reason}`);
+    throw new ImportUnsupportedError(`${core.table.type} cannot be imported: ${reason}`);
   }
   return importing.target(importId);
 }

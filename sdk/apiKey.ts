@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, providerShim, withSecretOutputs } from "./shim.js";
+import { apiKeyTable } from "../provider/resources/apiKey.fields.js";
+import { providerShim, resourceOptions, resourceProps } from "./shim.js";
 
 const provider = providerShim("apiKeyProvider");
 
@@ -29,7 +30,7 @@ export interface ApiKeyArgs {
 export class ApiKey extends pulumi.dynamic.Resource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
-  /** When the platform generated the key, when it says. */
+  /** When the platform created the key, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
 
@@ -37,8 +38,8 @@ export class ApiKey extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      { rotateWhenChanged: args.rotateWhenChanged, key: undefined, createdAt: undefined, [nameKey]: name },
-      withSecretOutputs(opts, ["key"]),
+      resourceProps(apiKeyTable, name, args),
+      resourceOptions(apiKeyTable, opts),
       "cloudplatform",
       "ApiKey",
     );

@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, providerShim } from "./shim.js";
+import { bucketTable, type StorageClass } from "../provider/resources/bucket.fields.js";
+import { providerShim, resourceOptions, resourceProps } from "./shim.js";
+
+export type { StorageClass };
 
 const provider = providerShim("bucketProvider");
-
-/** Storage classes the platform accepts (docs/api-contract.md §5). */
-export type StorageClass = "Standard" | "InfrequentAccess" | "Archive";
 
 export interface BucketArgs {
   /**
@@ -15,7 +15,7 @@ export interface BucketArgs {
    */
   name?: pulumi.Input<string>;
   /**
-   * Changing it replaces the bucket.
+   * `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
    * @default "Standard"
    */
   storageClass?: pulumi.Input<StorageClass>;
@@ -55,25 +55,15 @@ export class Bucket extends pulumi.dynamic.Resource {
   declare public readonly adopt: pulumi.Output<boolean>;
   /** True when create adopted an existing bucket. */
   declare public readonly adopted: pulumi.Output<boolean>;
+  /** When the platform created the bucket, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketArgs = {}, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
       name,
-      {
-        name: args.name,
-        storageClass: args.storageClass,
-        forceDestroy: args.forceDestroy,
-        adopt: args.adopt,
-        bucketId: undefined,
-        s3Endpoint: undefined,
-        region: undefined,
-        adopted: undefined,
-        createdAt: undefined,
-        [nameKey]: name,
-      },
-      opts,
+      resourceProps(bucketTable, name, args),
+      resourceOptions(bucketTable, opts),
       "cloudplatform",
       "Bucket",
     );

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, providerShim, withSecretOutputs } from "./shim.js";
+import { bucketCredentialTable } from "../provider/resources/bucketCredential.fields.js";
+import { providerShim, resourceOptions, resourceProps } from "./shim.js";
 
 const provider = providerShim("bucketCredentialProvider");
 
@@ -39,34 +40,25 @@ export class BucketCredential extends pulumi.dynamic.Resource {
   declare public readonly bucketId: pulumi.Output<string>;
   /** Public half of the pair; also the resource id. Stable across regenerations. */
   declare public readonly accessKeyId: pulumi.Output<string>;
-  /** Secret half (a Pulumi secret). */
+  /** Secret half (a Pulumi secret); an imported credential has none until rotated. */
   declare public readonly secretAccessKey: pulumi.Output<string>;
   declare public readonly active: pulumi.Output<boolean>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
   /** The S3 bucket name. */
   declare public readonly bucketName: pulumi.Output<string>;
+  /** The S3 endpoint (`cloudplatform:s3Url`). */
   declare public readonly s3Endpoint: pulumi.Output<string>;
   /** Always `us-east-1`. */
   declare public readonly region: pulumi.Output<string>;
+  /** When the platform created the credential, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketCredentialArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
       name,
-      {
-        bucketId: args.bucketId,
-        active: args.active,
-        rotateWhenChanged: args.rotateWhenChanged,
-        accessKeyId: undefined,
-        secretAccessKey: undefined,
-        bucketName: undefined,
-        s3Endpoint: undefined,
-        region: undefined,
-        createdAt: undefined,
-        [nameKey]: name,
-      },
-      withSecretOutputs(opts, ["secretAccessKey"]),
+      resourceProps(bucketCredentialTable, name, args),
+      resourceOptions(bucketCredentialTable, opts),
       "cloudplatform",
       "BucketCredential",
     );

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, providerShim } from "./shim.js";
+import { dnsZoneTable } from "../provider/resources/dnsZone.fields.js";
+import { providerShim, resourceOptions, resourceProps } from "./shim.js";
 
 const provider = providerShim("dnsZoneProvider");
 
@@ -27,21 +28,15 @@ export class DnsZone extends pulumi.dynamic.Resource {
   declare public readonly status: pulumi.Output<string | undefined>;
   /** Name servers to delegate the domain to. */
   declare public readonly nameservers: pulumi.Output<string[]>;
+  /** When the platform created the zone, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       provider,
       name,
-      {
-        name: args.name,
-        zoneId: undefined,
-        status: undefined,
-        nameservers: undefined,
-        createdAt: undefined,
-        [nameKey]: name,
-      },
-      opts,
+      resourceProps(dnsZoneTable, name, args),
+      resourceOptions(dnsZoneTable, opts),
       "cloudplatform",
       "DnsZone",
     );

@@ -7,8 +7,8 @@
  * secret is ever captured; old states keep working with new package versions.
  */
 import type * as pulumi from "@pulumi/pulumi";
-
-export { nameKey } from "../provider/core.js";
+import { nameKey } from "../provider/core.js";
+import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
 
 const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
 
@@ -38,10 +38,25 @@ function newShim(exportName: string): pulumi.dynamic.ResourceProvider {
   };
 }
 
-/** Adds `names` to the options' `additionalSecretOutputs`. */
-export function withSecretOutputs(
+/**
+ * The property bag of a resource: the program's inputs (those of `table`, taken from `args`; an
+ * input the SDK takes in another form is the class's to add), every output the provider fills, and
+ * the logical name.
+ */
+export function resourceProps(table: ResourceTable, name: string, args: object): Record<string, unknown> {
+  const given = args as Record<string, unknown>;
+  const props: Record<string, unknown> = {};
+  for (const input of programInputs(table)) if (table.fields[input]?.sdk === undefined) props[input] = given[input];
+  for (const output of computedOutputs(table)) props[output] = undefined;
+  return { ...props, [nameKey]: name };
+}
+
+/** The options with the table's secret outputs added to `additionalSecretOutputs`. */
+export function resourceOptions(
+  table: ResourceTable,
   opts: pulumi.CustomResourceOptions | undefined,
-  names: readonly string[],
-): pulumi.CustomResourceOptions {
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...names] };
+): pulumi.CustomResourceOptions | undefined {
+  const secrets = secretOutputs(table);
+  if (secrets.length === 0) return opts;
+  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets] };
 }

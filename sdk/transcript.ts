@@ -1,14 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, providerShim } from "./shim.js";
+import { transcriptTable, type TranscriptStatus } from "../provider/resources/transcript/fields.js";
+import { providerShim, resourceOptions, resourceProps } from "./shim.js";
+
+export type { TranscriptStatus };
 
 const provider = providerShim("transcriptProvider");
 
-/** Status of a transcription job (spec §2). */
-export type TranscriptStatus = "queued" | "processing" | "done" | "error";
-
 export interface TranscriptArgs {
   /**
-   * Public http(s) URL of the audio or video. Exactly one of `url` and `source`. Private and
+   * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and
    * internal addresses (and `localhost`) are refused at preview, unless the configured API is itself
    * on loopback (a local emulator). Changing it starts a new job (replacement).
    * @example "https://media.example.com/keynote.mp4"
@@ -79,25 +79,34 @@ export interface TranscriptArgs {
 export class Transcript extends pulumi.dynamic.Resource {
   /** The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id. */
   declare public readonly transcriptId: pulumi.Output<string>;
+  /** `queued`, `processing`, `done` or `error`. */
   declare public readonly status: pulumi.Output<TranscriptStatus>;
   /** The transcribed text, once `done`. Kept in the state after the platform's 7-day retention. */
   declare public readonly text: pulumi.Output<string | undefined>;
   /** The language the platform reports (detected when `language` is `auto`). */
   declare public readonly detectedLanguage: pulumi.Output<string | undefined>;
+  /** Length of the media in seconds, once the platform knows it. */
   declare public readonly audioDurationSeconds: pulumi.Output<number | undefined>;
   /** The price the spec implies, `ceil(seconds / 60) * 0.02 / 60` US$, once the duration is known. */
   declare public readonly priceUsd: pulumi.Output<number | undefined>;
   /** The platform's error code when `status` is `error` (e.g. `insufficient_balance`). */
   declare public readonly errorCode: pulumi.Output<string | undefined>;
+  /** The platform's error message when `status` is `error`. */
   declare public readonly errorMessage: pulumi.Output<string | undefined>;
+  /** When the platform created the job, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
+  /** When the job ended, when the platform says. */
   declare public readonly completedAt: pulumi.Output<string | undefined>;
   /** When a refresh first found the result gone from the platform (after its 7-day retention). */
   declare public readonly expiredAt: pulumi.Output<string | undefined>;
   declare public readonly url: pulumi.Output<string | undefined>;
-  /** The source file's path as given. */
+  /**
+   * The local audio or video file as given, up to 2 GB (relative paths start from the program
+   * directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving
+   * the file without changing it updates in place.
+   */
   declare public readonly sourcePath: pulumi.Output<string | undefined>;
-  /** sha256 of the source file's content. */
+  /** sha256 of the source file's content, computed at preview; a change starts a new job. */
   declare public readonly sourceHash: pulumi.Output<string | undefined>;
   declare public readonly language: pulumi.Output<string>;
   declare public readonly glossary: pulumi.Output<Record<string, string> | undefined>;
@@ -110,28 +119,10 @@ export class Transcript extends pulumi.dynamic.Resource {
       provider,
       name,
       {
-        url: args.url,
+        ...resourceProps(transcriptTable, name, args),
         sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
-        language: args.language,
-        glossary: args.glossary,
-        webhookUrl: args.webhookUrl,
-        waitForCompletion: args.waitForCompletion,
-        timeoutMinutes: args.timeoutMinutes,
-        transcriptId: undefined,
-        status: undefined,
-        text: undefined,
-        detectedLanguage: undefined,
-        audioDurationSeconds: undefined,
-        priceUsd: undefined,
-        errorCode: undefined,
-        errorMessage: undefined,
-        createdAt: undefined,
-        completedAt: undefined,
-        expiredAt: undefined,
-        sourceHash: undefined,
-        [nameKey]: name,
       },
-      opts,
+      resourceOptions(transcriptTable, opts),
       "cloudplatform",
       "Transcript",
     );

@@ -24,7 +24,7 @@ export function tokenOf(type: string): string {
   return `${packageName}:index:${type}`;
 }
 
-const byToken = new Map(cores.map((core) => [tokenOf(core.type), core]));
+const byToken = new Map(cores.map((core) => [tokenOf(core.table.type), core]));
 
 /** `urn:pulumi:<stack>::<project>::<[parent$]type>::<name>` → type token and logical name. */
 export function parseUrn(urn: string): { token: string; name: string } {

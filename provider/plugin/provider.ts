@@ -7,7 +7,8 @@
  */
 import type * as provider from "@pulumi/pulumi/provider";
 import type { Logger } from "../core.js";
-import { Host } from "../host.js";
+import { secretOutputs } from "../fields.js";
+import { Host, type AnyCore } from "../host.js";
 import { coreFor } from "./cores.js";
 import { schemaJson } from "./schema.js";
 import { decode, encode } from "./wire.js";
@@ -26,6 +27,11 @@ export interface PluginOptions {
   readonly version: string;
   /** The host whose configuration and client the calls use; main.ts hands it the Configure request. */
   readonly host?: Host;
+}
+
+/** The outputs to mark secret: the core's secret outputs, and every one whose input was secret. */
+function secretsOf(core: AnyCore, secretInputs: ReadonlySet<string>): Set<string> {
+  return new Set([...secretOutputs(core.table), ...secretInputs]);
 }
 
 export function createProvider(options: PluginOptions): provider.Provider {
@@ -51,7 +57,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
     async create(urn, inputs) {
       const { core, name } = coreFor(urn);
       const n = decode(inputs);
-      const secrets = new Set([...core.secretOutputs, ...n.secretKeys]);
+      const secrets = secretsOf(core, n.secretKeys);
       const result = await host.create(core, name, n.props, (outs) => encode(outs, secrets));
       return { id: result.id, outs: encode(result.outs, secrets) };
     },
@@ -64,7 +70,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
-        props: encode(result.outs, new Set([...core.secretOutputs, ...s.secretKeys])),
+        props: encode(result.outs, secretsOf(core, s.secretKeys)),
         ...(result.inputs === undefined ? {} : { inputs: encode(result.inputs, s.secretKeys) }),
       };
     },
@@ -72,7 +78,7 @@ export function createProvider(options: PluginOptions): provider.Provider {
     async update(id, urn, olds, news) {
       const { core, name } = coreFor(urn);
       const n = decode(news);
-      const secrets = new Set([...core.secretOutputs, ...n.secretKeys]);
+      const secrets = secretsOf(core, n.secretKeys);
       const outs = await host.update(core, name, id, decode(olds).props, n.props, (o) => encode(o, secrets));
       return { outs: encode(outs, secrets) };
     },

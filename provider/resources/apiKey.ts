@@ -5,20 +5,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
-import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import type { CallContext, Props, ResourceCore } from "../core.js";
 import { hasCode } from "../errors.js";
+import { diffInputs, unknownInputs } from "../fields.js";
+import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./apiKey.fields.js";
 import { sameJson, stringMap } from "./validate.js";
 
-export interface ApiKeyInputs {
-  readonly rotateWhenChanged?: Record<string, string>;
-}
-
-export interface ApiKeyOutputs {
-  /** The key (secret). */
-  readonly key: string;
-  readonly createdAt?: string;
-  readonly rotateWhenChanged?: Record<string, string>;
-}
+export type { ApiKeyInputs, ApiKeyOutputs };
 
 async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
   const client = ctx.client;
@@ -49,8 +42,7 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
 }
 
 export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
-  type: "ApiKey",
-  secretOutputs: ["key"],
+  table: apiKeyTable,
   importing: {
     supported: false,
     reason:
@@ -58,21 +50,13 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
   },
 
   check(_ctx, _olds, news: Props) {
-    const failures: CheckFailure[] = [];
-    for (const key of Object.keys(news)) {
-      if (key !== "rotateWhenChanged")
-        failures.push({
-          property: key,
-          reason: `ApiKey has no property "${key}"; the only input is rotateWhenChanged`,
-        });
-    }
+    const failures = unknownInputs(apiKeyTable, news);
     const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
     return { inputs: rotate === undefined ? {} : { rotateWhenChanged: rotate }, failures };
   },
 
   diff(_ctx, _id, olds, news) {
-    const changed = sameJson(olds.rotateWhenChanged, news.rotateWhenChanged) ? [] : ["rotateWhenChanged"];
-    return { changes: changed.length > 0, replaces: [], changed, deleteBeforeReplace: false };
+    return diffInputs(apiKeyTable, olds, news);
   },
 
   async create(ctx, inputs) {

@@ -7,33 +7,21 @@
 import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
 import { requireS3Url } from "../config.js";
-import type { CallContext, CheckFailure, Props, ResourceCore } from "../core.js";
+import type { CallContext, Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
+import { diffInputs, unknownInputs } from "../fields.js";
 import type { Bucket } from "../shapes.js";
+import { bucketTable, storageClasses, type BucketInputs, type BucketOutputs } from "./bucket.fields.js";
 import { forgetCredentialList } from "./credentialList.js";
 import { emptyBucket } from "./emptyBucket.js";
-import { bucketNameProblem, optionalBoolean, storageClasses } from "./validate.js";
+import { bucketNameProblem, optionalBoolean } from "./validate.js";
 
+export type { BucketInputs, BucketOutputs };
+
+/** Buckets are reached path-style in this region (contract §7). */
 export const s3Region = "us-east-1";
-
-export interface BucketInputs {
-  readonly name: string;
-  readonly storageClass: string;
-  readonly forceDestroy: boolean;
-  readonly adopt: boolean;
-}
-
-export interface BucketOutputs extends BucketInputs {
-  readonly bucketId: string;
-  readonly s3Endpoint: string;
-  readonly region: string;
-  /** True when create took over an existing bucket (`adopt`). */
-  readonly adopted: boolean;
-  readonly createdAt?: string;
-}
-
-const known = new Set(["name", "storageClass", "forceDestroy", "adopt"]);
+const { fields } = bucketTable;
 const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /** `<resource name>-<7 random lower-case letters or digits>`, made S3-safe. */
@@ -84,19 +72,11 @@ async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint:
 }
 
 export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
-  type: "Bucket",
-  secretOutputs: [],
+  table: bucketTable,
   importing: importById,
 
   check(ctx, olds, news: Props) {
-    const failures: CheckFailure[] = [];
-    for (const key of Object.keys(news)) {
-      if (!known.has(key))
-        failures.push({
-          property: key,
-          reason: `Bucket has no property "${key}"; inputs are ${[...known].join(", ")}`,
-        });
-    }
+    const failures = unknownInputs(bucketTable, news);
     let name: string;
     const rawName = news["name"];
     if (rawName === undefined || rawName === null || rawName === "") {
@@ -124,7 +104,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         failures.push({ property: "name", reason: `bucket name "${name}" ${problem} (S3 bucket naming rules)` });
     }
 
-    let storageClass = "Standard";
+    let storageClass: string = fields.storageClass.default;
     const rawClass = news["storageClass"];
     if (rawClass !== undefined && rawClass !== null) {
       if (isUnknown(rawClass)) {
@@ -138,22 +118,15 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         });
       }
     }
-    const forceDestroy = optionalBoolean("forceDestroy", news["forceDestroy"], failures) ?? false;
-    const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? false;
+    const forceDestroy = optionalBoolean("forceDestroy", news["forceDestroy"], failures) ?? fields.forceDestroy.default;
+    const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? fields.adopt.default;
     return { inputs: { name, storageClass, forceDestroy, adopt }, failures };
   },
 
   diff(_ctx, _id, olds, news) {
-    const replaces = (["name", "storageClass"] as const).filter((k) => olds[k] !== news[k]);
-    const updates = (["forceDestroy", "adopt"] as const).filter((k) => (olds[k] ?? false) !== news[k]);
-    const changed = [...replaces, ...updates];
+    const d = diffInputs(bucketTable, olds, news);
     // Same name on replace (a storage class change): the old bucket must go first, names are unique.
-    return {
-      changes: changed.length > 0,
-      replaces,
-      changed,
-      deleteBeforeReplace: replaces.length > 0 && olds.name === news.name,
-    };
+    return { ...d, deleteBeforeReplace: d.replaces.length > 0 && olds.name === news.name };
   },
 
   async create(ctx, inputs) {

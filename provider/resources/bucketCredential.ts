@@ -6,31 +6,21 @@
  */
 import { createCredential, deleteCredential, getBucket, regenerateCredential, setCredentialActive } from "../api.js";
 import { requireS3Url } from "../config.js";
-import type { CheckFailure, Props, ResourceCore } from "../core.js";
+import type { Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
 import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
+import { diffInputs, unknownInputs } from "../fields.js";
 import type { Credential } from "../shapes.js";
-import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
 import { s3Region } from "./bucket.js";
+import {
+  bucketCredentialTable,
+  type BucketCredentialInputs,
+  type BucketCredentialOutputs,
+} from "./bucketCredential.fields.js";
+import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
 import { optionalBoolean, sameJson, stringMap } from "./validate.js";
 
-export interface BucketCredentialInputs {
-  readonly bucketId: string;
-  readonly active: boolean;
-  readonly rotateWhenChanged?: Record<string, string>;
-}
-
-export interface BucketCredentialOutputs extends BucketCredentialInputs {
-  readonly accessKeyId: string;
-  /** Secret; returned by the API only at create and regenerate. */
-  readonly secretAccessKey: string;
-  readonly bucketName: string;
-  readonly s3Endpoint: string;
-  readonly region: string;
-  readonly createdAt?: string;
-}
-
-const known = new Set(["bucketId", "active", "rotateWhenChanged"]);
+export type { BucketCredentialInputs, BucketCredentialOutputs };
 
 /** A credential is listed under its bucket, so its import id names both: `<bucketId>/<accessKeyId>`. */
 function importParts(id: string): { bucketId: string; accessKeyId: string } | undefined {
@@ -44,8 +34,7 @@ function withRotate<T extends object>(o: T, rotate: Record<string, string> | und
 }
 
 export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCredentialOutputs> = {
-  type: "BucketCredential",
-  secretOutputs: ["secretAccessKey"],
+  table: bucketCredentialTable,
   importing: {
     supported: true,
     target(importId) {
@@ -64,14 +53,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
   },
 
   check(_ctx, _olds, news: Props) {
-    const failures: CheckFailure[] = [];
-    for (const key of Object.keys(news)) {
-      if (!known.has(key))
-        failures.push({
-          property: key,
-          reason: `BucketCredential has no property "${key}"; inputs are ${[...known].join(", ")}`,
-        });
-    }
+    const failures = unknownInputs(bucketCredentialTable, news);
     const rawBucket = news["bucketId"];
     let bucketId = "";
     if (typeof rawBucket === "string" && rawBucket !== "") {
@@ -81,17 +63,13 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     }
     const active = optionalBoolean("active", news["active"], failures);
     const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
-    const activeValue = active ?? (isUnknown(news["active"]) ? (news["active"] as unknown as boolean) : true);
+    const unknownActive = isUnknown(news["active"]) ? (news["active"] as unknown as boolean) : undefined;
+    const activeValue = active ?? unknownActive ?? bucketCredentialTable.fields.active.default;
     return { inputs: withRotate({ bucketId, active: activeValue }, rotate), failures };
   },
 
   diff(_ctx, _id, olds, news) {
-    const replaces = olds.bucketId !== news.bucketId ? ["bucketId"] : [];
-    const updates: string[] = [];
-    if ((olds.active ?? true) !== news.active) updates.push("active");
-    if (!sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) updates.push("rotateWhenChanged");
-    const changed = [...replaces, ...updates];
-    return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
+    return diffInputs(bucketCredentialTable, olds, news);
   },
 
   async create(ctx, inputs) {

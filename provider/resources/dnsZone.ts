@@ -3,23 +3,15 @@
  * replaces the zone (delete first: zone names are unique).
  */
 import { createZone, deleteZone, getZone } from "../api.js";
-import type { CheckFailure, Props, ResourceCore } from "../core.js";
+import type { Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { hasCode, isNotFound } from "../errors.js";
+import { diffInputs, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";
+import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./dnsZone.fields.js";
 import { domainProblem, normalizeDomain } from "./validate.js";
 
-export interface DnsZoneInputs {
-  readonly name: string;
-}
-
-export interface DnsZoneOutputs {
-  readonly zoneId: string;
-  readonly name: string;
-  readonly status?: string;
-  readonly nameservers: string[];
-  readonly createdAt?: string;
-}
+export type { DnsZoneInputs, DnsZoneOutputs };
 
 export function zoneOutputs(z: Zone): DnsZoneOutputs {
   return {
@@ -32,16 +24,11 @@ export function zoneOutputs(z: Zone): DnsZoneOutputs {
 }
 
 export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
-  type: "DnsZone",
-  secretOutputs: [],
+  table: dnsZoneTable,
   importing: importById,
 
   check(_ctx, _olds, news: Props) {
-    const failures: CheckFailure[] = [];
-    for (const key of Object.keys(news)) {
-      if (key !== "name")
-        failures.push({ property: key, reason: `DnsZone has no property "${key}"; the only input is name` });
-    }
+    const failures = unknownInputs(dnsZoneTable, news);
     const raw = news["name"];
     if (raw === undefined || raw === null) {
       failures.push({ property: "name", reason: 'name is required: the zone\'s domain name, e.g. "example.com"' });
@@ -59,8 +46,8 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   },
 
   diff(_ctx, _id, olds, news) {
-    const changed = olds.name === news.name ? [] : ["name"];
-    return { changes: changed.length > 0, replaces: changed, changed, deleteBeforeReplace: changed.length > 0 };
+    const d = diffInputs(dnsZoneTable, olds, news);
+    return { ...d, deleteBeforeReplace: d.changes };
   },
 
   async create(ctx, inputs) {

@@ -5,10 +5,6 @@
 import type { CheckFailure, Json } from "../core.js";
 import { isUnknown } from "../core.js";
 
-/** docs/api-contract.md §5. */
-export const storageClasses = ["Standard", "InfrequentAccess", "Archive"] as const;
-export type StorageClass = (typeof storageClasses)[number];
-
 /** S3 bucket naming rules (contract §5); returns the problem, or undefined when valid. */
 export function bucketNameProblem(name: string): string | undefined {
   if (name.length < 3 || name.length > 63) return `must be 3 to 63 characters long (it has ${name.length})`;

@@ -106,8 +106,11 @@ describe("dynamic host adapter", () => {
 
   it("maps a partial update the same way", async () => {
     const core: ResourceCore<{ a: string }, { a: string }> = {
-      type: "Thing",
-      secretOutputs: [],
+      table: {
+        type: "Thing",
+        description: "A thing.",
+        fields: { a: { kind: "string", input: "program", description: "A." } },
+      },
       check: (_c, _o, n) => ({ inputs: { a: String(n["a"]) }, failures: [] }),
       diff: () => ({ changes: true, replaces: [], changed: ["a"], deleteBeforeReplace: false }),
       create: async () => ({ id: "x", outs: { a: "1" } }),

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { envNames } from "../../provider/config.js";
+import { settingTable } from "../../provider/config.js";
 import * as errors from "../../provider/errors.js";
 import { CloudPlatformError, errorCodes, NotFoundError } from "../../provider/errors.js";
 
@@ -38,7 +38,7 @@ describe("error vocabulary", () => {
   });
 
   it("the README and the docs mention no code outside the union", () => {
-    const settings = new Set(Object.values(envNames));
+    const settings = new Set(Object.values(settingTable).map((s) => s.env));
     const documented = new Set<string>(errorCodes);
     for (const file of ["README.md", "docs/api-contract.md", "docs/transcript.md", "docs/executable-provider.md"]) {
       const mentioned = read(file).match(/CLOUDPLATFORM_[A-Z0-9_]*[A-Z0-9]/g) ?? [];

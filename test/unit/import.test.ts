@@ -17,7 +17,7 @@ const creds = "/object-storage/buckets/bkt_1/credentials";
 
 function accepted<I, O>(core: ResourceCore<I, O>): ImportAccepted<O> {
   const importing = core.importing;
-  if (importing?.supported !== true) throw new Error(`${core.type} is expected to be importable`);
+  if (importing?.supported !== true) throw new Error(`${core.table.type} is expected to be importable`);
   return importing;
 }
 

@@ -3,6 +3,7 @@
 // validator runs on it in test/e2e/plugin.test.ts.
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../provider/core.js";
+import { secretOutputs } from "../../provider/fields.js";
 import { cores, tokenOf } from "../../provider/plugin/cores.js";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { ctx } from "./support.js";
@@ -41,15 +42,15 @@ describe("package schema", () => {
 
   it("has exactly one resource per core, by type token", async () => {
     const s = await schema();
-    expect(Object.keys(s.resources).sort()).toEqual(cores.map((c) => tokenOf(c.type)).sort());
+    expect(Object.keys(s.resources).sort()).toEqual(cores.map((c) => tokenOf(c.table.type)).sort());
   });
 
   it("flags every secret output of the cores, and only those", async () => {
     const s = await schema();
     for (const core of cores) {
-      const props = s.resources[tokenOf(core.type)]!.properties;
+      const props = s.resources[tokenOf(core.table.type)]!.properties;
       const secret = Object.keys(props).filter((k) => props[k]!.secret === true);
-      expect(secret.sort(), core.type).toEqual([...core.secretOutputs].sort());
+      expect(secret.sort(), core.table.type).toEqual(secretOutputs(core.table).sort());
     }
   });
 
@@ -84,10 +85,10 @@ describe("package schema", () => {
       const probe = core.check(ctx("r"), undefined, { notAnInput: "x" });
       const strict = probe.failures.some((f) => f.property === "notAnInput");
       if (!strict) continue;
-      for (const [name, spec] of Object.entries(s.resources[tokenOf(core.type)]!.inputProperties)) {
+      for (const [name, spec] of Object.entries(s.resources[tokenOf(core.table.type)]!.inputProperties)) {
         const result = core.check(ctx("r"), undefined, { [name]: sample[spec.type]! });
         const refused = result.failures.filter((f) => f.property === name && /has no property/.test(f.reason));
-        expect(refused, `${core.type}.${name}`).toEqual([]);
+        expect(refused, `${core.table.type}.${name}`).toEqual([]);
       }
     }
   });

@@ -12,7 +12,7 @@ import { createTranscriptCore } from "../../provider/resources/transcript/index.
 import { closePools } from "../../provider/client.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { Host } from "../../provider/host.js";
-import type { TranscriptInputs, TranscriptOutputs } from "../../provider/resources/transcript/types.js";
+import type { TranscriptInputs, TranscriptOutputs } from "../../provider/resources/transcript/fields.js";
 import { quiet } from "./support.js";
 
 const api = "http://api.cloudplatform.test";

@@ -5,8 +5,7 @@
 import { pathOf, type ApiClient } from "../../client.js";
 import { isNotFound, UnexpectedResponseError } from "../../errors.js";
 import { receivedKeys } from "../../shapes.js";
-import { parseTranscript, parseUploadTicket, type UploadTicket } from "./parse.js";
-import type { TranscriptRecord } from "./types.js";
+import { parseTranscript, parseUploadTicket, type TranscriptRecord, type UploadTicket } from "./parse.js";
 
 export interface TranscriptionApi {
   /** POST /v1/transcripts/upload. */

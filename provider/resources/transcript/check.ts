@@ -1,8 +1,6 @@
 import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../../core.js";
 import { isInternalHost, isLoopbackHost } from "./addresses.js";
 import {
-  autoLanguage,
-  defaultTimeoutMinutes,
   isSupportedLanguage,
   maxGlossaryChars,
   maxGlossaryEntries,
@@ -10,7 +8,9 @@ import {
   maxUploadBytes,
 } from "./limits.js";
 import { hashSource, statSource } from "./source.js";
-import type { TranscriptInputs } from "./types.js";
+import { transcriptTable, type TranscriptInputs } from "./fields.js";
+
+const { fields } = transcriptTable;
 
 /**
  * Validates Transcript inputs before any API call (spec §4.3, §8; docs/api-contract.md §8.2).
@@ -27,9 +27,9 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
     failures.push({ property, reason });
   };
   const inputs: TranscriptInputs = {
-    language: autoLanguage,
-    waitForCompletion: true,
-    timeoutMinutes: defaultTimeoutMinutes,
+    language: fields.language.default,
+    waitForCompletion: fields.waitForCompletion.default,
+    timeoutMinutes: fields.timeoutMinutes.default,
   };
 
   const url = optionalString(news, "url", fail);

@@ -20,13 +20,13 @@ import {
   TranscriptUploadError,
 } from "../../errors.js";
 import type { Backoff } from "../../retry.js";
-import { sameJson } from "../validate.js";
+import { diffInputs } from "../../fields.js";
 import { transcriptionApi, type CreateTranscriptBody, type TranscriptionApi } from "./api.js";
 import { checkTranscriptInputs } from "./check.js";
 import { inputOnly, recordOf, toOutputs } from "./outputs.js";
 import { statSource } from "./source.js";
-import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "./types.js";
-import { isFinished } from "./types.js";
+import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
+import { isFinished, type TranscriptRecord } from "./parse.js";
 import { defaultUploadOptions, UploadFailure, uploadFile, type UploadOptions } from "./upload.js";
 import { waitForTranscript } from "./wait.js";
 
@@ -39,7 +39,7 @@ import { waitForTranscript } from "./wait.js";
  * is reported as partial state carrying it, and the next `up` resumes waiting on that id.
  */
 
-const type = "Transcript";
+const { type } = transcriptTable;
 
 /** How the core waits and retries; tests make it fast and deterministic (the clock comes with the call). */
 export interface TranscriptTuning {
@@ -55,11 +55,6 @@ const defaultTuning: TranscriptTuning = {
   pollBackoff: { baseDelayMs: 1_000, maxDelayMs: 15_000, jitter: "near" },
   progressIntervalMs: 30_000,
 };
-
-/** Inputs whose change means a different transcript, hence a new (paid) job. */
-const replacingInputs = ["url", "sourceHash", "language", "glossary"] as const;
-/** Inputs that only change how this provider waits or what is stored: no new job. */
-const updatingInputs = ["sourcePath", "webhookUrl", "waitForCompletion", "timeoutMinutes"] as const;
 
 export function createTranscriptCore(
   overrides: Partial<TranscriptTuning> = {},
@@ -168,9 +163,7 @@ export function createTranscriptCore(
   }
 
   return {
-    type,
-    // The text is the user's own content, not a credential: users wrap it with pulumi.secret() if needed.
-    secretOutputs: [],
+    table: transcriptTable,
     importing: {
       supported: false,
       reason:
@@ -191,30 +184,20 @@ export function createTranscriptCore(
     },
 
     diff(_ctx: CallContext, _id: string, olds: TranscriptOutputs, news: TranscriptInputs): DiffResult {
-      const replaces: string[] = [];
-      const changed: string[] = [];
-      const differs = (key: keyof TranscriptInputs): boolean => {
-        const next = news[key];
-        return isUnknown(next) || !sameJson(olds[key], next);
-      };
-      for (const key of replacingInputs) {
-        if (differs(key)) replaces.push(key);
-      }
+      const d = diffInputs(transcriptTable, olds, news);
+      const replaces = [...d.replaces];
+      const updates = d.changed.filter((key) => !replaces.includes(key));
       // Switching between a URL and a file is a different transcript even when neither hash nor url
-      // is there to compare (a URL source has no hash).
-      if ((olds.sourcePath === undefined) !== (news.sourcePath === undefined) && !replaces.includes("sourceHash"))
-        replaces.push("sourceHash");
-      // An unknown path at preview means the file (hence its hash) is not known yet.
-      if (isUnknown(news.sourcePath) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
-      for (const key of updatingInputs) {
-        if (differs(key)) changed.push(key);
-      }
+      // is there to compare (a URL source has no hash); an unknown path at preview means the file
+      // (hence its hash) is not known yet.
+      const fileSwitched = (olds.sourcePath === undefined) !== (news.sourcePath === undefined);
+      if ((fileSwitched || isUnknown(news.sourcePath)) && !replaces.includes("sourceHash")) replaces.push("sourceHash");
       // A job that failed left no transcript: the desired state is not reached, so it is re-run
       // (failed jobs are not charged). A job still running with waiting wanted is resumed.
-      if (olds.status === "error" && !replaces.includes("status")) replaces.push("status");
-      else if (news.waitForCompletion === true && !isFinished(olds.status)) changed.push("status");
-      const all = [...replaces, ...changed];
-      return { changes: all.length > 0, replaces, changed: all, deleteBeforeReplace: false };
+      if (olds.status === "error") replaces.push("status");
+      else if (news.waitForCompletion === true && !isFinished(olds.status)) updates.push("status");
+      const changed = [...replaces, ...updates];
+      return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
     },
 
     async create(ctx: CallContext, inputs: TranscriptInputs): Promise<CreateResult<TranscriptOutputs>> {

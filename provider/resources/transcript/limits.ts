@@ -5,12 +5,6 @@ export const maxUploadBytes = 2 * 1024 ** 3;
 export const maxGlossaryEntries = 100;
 export const maxGlossaryChars = 100;
 
-/**
- * Default deadline of a create or resumed wait. Audio is limited to 6 hours (spec §8) and the speed
- * of processing is not given; 24 hours covers a 6-hour file processed four times slower than real
- * time, plus queueing, and stays far below the 7-day retention after which a result is lost.
- */
-export const defaultTimeoutMinutes = 24 * 60;
 /** Waiting longer than the retention is pointless: the result would be gone when the job ends. */
 export const maxTimeoutMinutes = 7 * 24 * 60;
 

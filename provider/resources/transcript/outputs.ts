@@ -1,5 +1,6 @@
 import { priceForDuration } from "./limits.js";
-import type { TranscriptInputs, TranscriptOutputs, TranscriptRecord } from "./types.js";
+import type { TranscriptInputs, TranscriptOutputs } from "./fields.js";
+import type { TranscriptRecord } from "./parse.js";
 
 /**
  * Builds complete outputs from the inputs and what the API said. Fields the API has not (yet) told

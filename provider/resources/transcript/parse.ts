@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { unwrapData } from "../../shapes.js";
-import type { TranscriptRecord, TranscriptStatus } from "./types.js";
+import { transcriptStatuses, type TranscriptStatus } from "./fields.js";
 
 /**
  * Normalises transcript and upload responses (docs/api-contract.md §8), accepting the documented
@@ -8,8 +8,25 @@ import type { TranscriptRecord, TranscriptStatus } from "./types.js";
  * fits none yields `undefined`; the caller turns it into an UnexpectedResponseError naming the keys.
  */
 
-const statuses = ["queued", "processing", "done", "error"] as const;
-const statusSchema = z.enum(statuses);
+/** Everything the API told about the job, normalised from its response variants. */
+export interface TranscriptRecord {
+  id: string;
+  status: TranscriptStatus;
+  text?: string;
+  language?: string;
+  audioDurationSeconds?: number;
+  priceUsd?: number;
+  errorCode?: string;
+  errorMessage?: string;
+  createdAt?: string;
+  completedAt?: string;
+}
+
+export function isFinished(status: TranscriptStatus): boolean {
+  return status === "done" || status === "error";
+}
+
+const statusSchema = z.enum(transcriptStatuses);
 const text = z.string();
 const number = z.number().finite().nonnegative();
 const errorObject = z.object({ code: z.string().optional(), message: z.string().optional() });

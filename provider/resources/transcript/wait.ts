@@ -1,5 +1,5 @@
 import { backoffDelay, type Backoff } from "../../retry.js";
-import { isFinished, type TranscriptRecord } from "./types.js";
+import { isFinished, type TranscriptRecord } from "./parse.js";
 
 /**
  * Polls GET /v1/transcripts/{id} until the job ends or the deadline passes (docs/api-contract.md
