@@ -32,6 +32,7 @@ import {
   type RetryPolicy,
 } from "./retry.js";
 import type { Settings } from "./config.js";
+import { systemClock, type Clock } from "./core.js";
 import { readErrorBody, receivedKeys } from "./shapes.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
@@ -78,10 +79,8 @@ export interface ClientOptions {
   readonly dispatcher?: Dispatcher;
   readonly retry?: Partial<RetryPolicy>;
   readonly defaultTimeoutMs?: number;
-  /** Injected for tests. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly random?: () => number;
-  readonly now?: () => number;
+  /** Time between retries and their budget (the host's clock; tests make it instant). */
+  readonly clock?: Clock;
   readonly userAgent?: string;
   readonly onRetry?: (message: string) => void;
 }
@@ -148,8 +147,7 @@ export class ApiClient {
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const endpoint = `${opts.method} ${opts.path}`;
     const idempotent = opts.idempotent ?? !(opts.method === "POST" || opts.method === "PATCH");
-    const now = this.options.now ?? Date.now;
-    const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const { now, sleep } = this.options.clock ?? systemClock;
     const started = now();
     let lastError: CloudPlatformError | undefined;
 
@@ -184,7 +182,7 @@ export class ApiClient {
       }
 
       if (attempt + 1 >= this.policy.maxAttempts) break;
-      const wait = retryAfter ?? backoffDelay(attempt, this.policy, this.options.random);
+      const wait = retryAfter ?? backoffDelay(attempt, this.policy);
       if (now() - started + wait > this.policy.maxTotalMs) break;
       this.options.onRetry?.(`${endpoint}: ${lastError.code}; retrying in ${Math.round(wait / 100) / 10}s`);
       await sleep(wait);

@@ -9,20 +9,17 @@
 import { ConfigInvalidError, ConfigMissingError } from "./errors.js";
 import { registerSecret } from "./redact.js";
 
-export const settingNames = ["baseUrl", "s3Url", "apiUrl", "apiKey", "token"] as const;
-export type SettingName = (typeof settingNames)[number];
+export type SettingName = "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token";
 
 /** Every setting: its environment variable, whether it is a credential, the text the plugin schema shows. */
-export const settingTable: Record<
-  SettingName,
-  { readonly env: string; readonly secret?: true; readonly description: string }
-> = {
+export const settingTable: Record<SettingName, { env: string; secret?: true; description: string }> = {
   baseUrl: { env: "CLOUDPLATFORM_BASE_URL", description: "Management API address." },
   s3Url: { env: "CLOUDPLATFORM_S3_URL", description: "S3 endpoint; needed by buckets and credentials." },
   apiUrl: { env: "CLOUDPLATFORM_API_URL", description: "Transcription API address; defaults to baseUrl." },
   apiKey: { env: "CLOUDPLATFORM_API_KEY", secret: true, description: "Project API key; wins over token." },
   token: { env: "CLOUDPLATFORM_TOKEN", secret: true, description: "Dashboard token (JWT)." },
 };
+export const settingNames = Object.keys(settingTable) as SettingName[];
 
 export type Auth =
   { readonly kind: "apiKey"; readonly value: string } | { readonly kind: "token"; readonly value: string };

@@ -112,12 +112,8 @@ export const systemClock: Clock = {
 
 /** What a core receives from its host for one call (the host layer, `provider/host.ts`, builds it). */
 export interface CallContext {
-  /** The resource's type, for messages (`Bucket`). */
-  readonly type: string;
   /** The resource's logical name, for messages (`Bucket "logs": …`). Empty when the host does not know it. */
   readonly name: string;
-  /** True during preview: cores must not call the API. */
-  readonly preview: boolean;
   /** Lines about this resource: prefixed with `<Type> "<name>": ` and redacted by the host. */
   readonly log: Logger;
   readonly clock: Clock;

@@ -50,27 +50,27 @@ export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, host: Host = p
       const o = splitHostKeys(olds);
       const n = splitHostKeys(news);
       const name = n.name || o.name;
-      const result = await host.check(served, name, o.props, n.props);
+      const result = await host.check({ core: served, name }, o.props, n.props);
       return { inputs: plain(result.inputs, name), failures: [...result.failures] };
     },
 
     async diff(id: string, olds: Bag, news: Bag) {
       const o = splitHostKeys(olds);
       const n = splitHostKeys(news);
-      const d = await host.diff(served, n.name || o.name, id, o.props, n.props);
+      const d = await host.diff({ core: served, name: n.name || o.name }, id, o.props, n.props);
       return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
     },
 
     async create(inputs: Bag) {
       const n = splitHostKeys(inputs);
       const partial = (outs: object) => ({ ...plain(outs, n.name), [providerKey]: n.provider });
-      const result = await host.create(served, n.name, n.props, partial);
+      const result = await host.create({ core: served, name: n.name }, n.props, partial);
       return { id: result.id, outs: plain(result.outs, n.name) };
     },
 
     async read(id: string, props?: Bag) {
       const s = splitHostKeys(props);
-      const result = await host.read(served, s.name, id, s.props);
+      const result = await host.read({ core: served, name: s.name }, id, s.props);
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
@@ -84,12 +84,12 @@ export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, host: Host = p
       const n = splitHostKeys(news);
       const name = n.name || o.name;
       const partial = (outs: object) => ({ ...plain(outs, name), [providerKey]: n.provider });
-      return { outs: plain(await host.update(served, name, id, o.props, n.props, partial), name) };
+      return { outs: plain(await host.update({ core: served, name }, id, o.props, n.props, partial), name) };
     },
 
     async delete(id: string, props: Bag) {
       const s = splitHostKeys(props);
-      await host.delete(served, s.name, id, s.props);
+      await host.delete({ core: served, name: s.name }, id, s.props);
     },
   };
 }

@@ -221,7 +221,7 @@ export class TranscriptFailedError extends CloudPlatformError {
   readonly transcriptId: string;
   readonly jobCode: string | undefined;
   readonly jobMessage: string;
-  constructor(transcriptId: string, jobCode: string | undefined, jobMessage: string) {
+  constructor(transcriptId: string, jobCode: string | undefined, jobMessage = "the job failed without a message") {
     super(
       `transcription job ${transcriptId} failed: ${jobCode ? `${jobCode}: ` : ""}${jobMessage}`,
       jobCode === "insufficient_balance"

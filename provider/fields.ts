@@ -101,6 +101,13 @@ export function alwaysSet(table: ResourceTable): string[] {
   return names(table, (f) => f.optional !== true);
 }
 
+/** The inputs (program-set or check-derived) among a state's values: what refresh compares with the program. */
+export function inputsFrom<T extends ResourceTable>(table: T, values: object): InputsOf<T> {
+  const given = values as Props;
+  const names = Object.keys(table.fields).filter((n) => table.fields[n]?.input !== undefined && given[n] !== undefined);
+  return Object.fromEntries(names.map((n) => [n, given[n]])) as InputsOf<T>;
+}
+
 /** A failure for every property of `news` the program may not set. */
 export function unknownInputs(table: ResourceTable, news: Props): CheckFailure[] {
   const known = programInputs(table);

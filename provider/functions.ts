@@ -10,6 +10,9 @@ import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
 import { NotFoundError } from "./errors.js";
 import { redact } from "./redact.js";
+import { zoneOutputs, type DnsZoneOutputs } from "./resources/dnsZone.js";
+import { normalizeDomain } from "./resources/validate.js";
+import type { Bucket } from "./shapes.js";
 
 /** The program's settings: its stack config (what `pulumi.Config("cloudplatform")` reads), then the environment. */
 const programConfig = new ProviderConfig((key) => getConfig(key));
@@ -20,13 +23,8 @@ function client(): ApiClient {
   return new ApiClient(programConfig.settings(warn), { onRetry: warn });
 }
 
-export interface DnsZoneInfo {
-  readonly zoneId: string;
-  readonly name: string;
-  readonly status?: string;
-  readonly nameservers: string[];
-  readonly createdAt?: string;
-}
+/** A DNS zone as the lookups return it: the outputs a DnsZone resource has. */
+export type DnsZoneInfo = DnsZoneOutputs;
 
 export interface BucketInfo {
   readonly bucketId: string;
@@ -46,21 +44,18 @@ function opt<K extends string>(key: K, value: string | undefined): Partial<Recor
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
+function bucketInfo(b: Bucket): BucketInfo {
+  return { bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) };
+}
+
 /** All DNS zones of the project. */
 export async function getDnsZones(): Promise<DnsZoneInfo[]> {
-  const zones = await listZones(client());
-  return zones.map((z) => ({
-    zoneId: z.id,
-    name: z.name,
-    nameservers: z.nameservers,
-    ...opt("status", z.status),
-    ...opt("createdAt", z.created_at),
-  }));
+  return (await listZones(client())).map(zoneOutputs);
 }
 
 /** The DNS zone of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
 export async function getDnsZone(args: { readonly name: string }): Promise<DnsZoneInfo> {
-  const name = args.name.trim().toLowerCase().replace(/\.$/, "");
+  const name = normalizeDomain(args.name);
   const zone = (await listZones(client(), name))[0];
   if (zone === undefined) {
     throw new NotFoundError(
@@ -68,23 +63,12 @@ export async function getDnsZone(args: { readonly name: string }): Promise<DnsZo
       "Check the name, or create it with a DnsZone resource.",
     );
   }
-  return {
-    zoneId: zone.id,
-    name: zone.name,
-    nameservers: zone.nameservers,
-    ...opt("status", zone.status),
-    ...opt("createdAt", zone.created_at),
-  };
+  return zoneOutputs(zone);
 }
 
 /** All buckets of the project. */
 export async function getBuckets(): Promise<BucketInfo[]> {
-  return (await listBuckets(client())).map((b) => ({
-    bucketId: b.id,
-    name: b.name,
-    ...opt("storageClass", b.storage_class),
-    ...opt("createdAt", b.created_at),
-  }));
+  return (await listBuckets(client())).map(bucketInfo);
 }
 
 /** The bucket of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
@@ -96,7 +80,7 @@ export async function getBucket(args: { readonly name: string }): Promise<Bucket
       "Check the name, or create it with a Bucket resource.",
     );
   }
-  return { bucketId: b.id, name: b.name, ...opt("storageClass", b.storage_class), ...opt("createdAt", b.created_at) };
+  return bucketInfo(b);
 }
 
 /** The credentials of a bucket: access key ids and state, never secrets (the API lists none). */

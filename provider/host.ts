@@ -15,6 +15,12 @@ import { redact } from "./redact.js";
 /** Cores see plain JSON; their input and output types do not matter to a host. */
 export type AnyCore = ResourceCore<unknown, unknown>;
 
+/** What a call is about: the resource's core, and its logical name (empty when the engine does not say). */
+export interface Call {
+  readonly core: AnyCore;
+  readonly name: string;
+}
+
 /** Where the engine keeps the serialized provider of a dynamic resource, beside the inputs. */
 export const providerKey = "__provider";
 
@@ -54,11 +60,7 @@ export interface ReadAnswer {
  * The host keys of a dynamic resource's property bag: the logical name the SDK classes pass
  * (`__logicalName`) and the serialized provider (`__provider`), split from what the core sees.
  */
-export function splitHostKeys(bag: Record<string, unknown> | undefined): {
-  name: string;
-  props: Props;
-  provider: unknown;
-} {
+export function splitHostKeys(bag: Record<string, unknown> | undefined) {
   const props: Props = {};
   let name = "";
   let provider: unknown;
@@ -78,12 +80,7 @@ export class Host {
   private cached: { key: string; client: ApiClient } | undefined;
 
   constructor(private readonly options: HostOptions) {
-    const { logger } = options;
-    this.log = {
-      info: (m) => logger.info(redact(m)),
-      warn: (m) => logger.warn(redact(m)),
-      debug: (m) => logger.debug(redact(m)),
-    };
+    this.log = editing(options.logger, redact);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -93,15 +90,12 @@ export class Host {
   }
 
   /** The context of one call. `log` replaces the host's logger (tests record lines with it). */
-  context(type: string, name: string, preview: boolean, log: Logger = this.log): CallContext {
+  context(type: string, name: string, log: Logger = this.log): CallContext {
     const client = () => this.client();
-    const about = (m: string) => aboutResource(type, name, m);
     return {
-      type,
       name,
-      preview,
       clock: this.clock,
-      log: { info: (m) => log.info(about(m)), warn: (m) => log.warn(about(m)), debug: (m) => log.debug(about(m)) },
+      log: editing(log, (m) => aboutResource(type, name, m)),
       get settings() {
         return client().settings;
       },
@@ -118,78 +112,70 @@ export class Host {
     const settings = this.config.settings((m) => this.log.warn(m));
     const key = JSON.stringify(settings);
     if (this.cached?.key !== key) {
-      const options = { now: this.clock.now, sleep: this.clock.sleep, onRetry: this.log.warn, ...this.options.client };
+      const options = { clock: this.clock, onRetry: this.log.warn, ...this.options.client };
       this.cached = { key, client: new ApiClient(settings, options) };
     }
     return this.cached.client;
   }
 
-  async check(core: AnyCore, name: string, olds: Props, news: Props): Promise<CheckResult<Props>> {
-    return this.run(core, name, undefined, () => {
-      const result = core.check(this.context(core.table.type, name, true), empty(olds) ? undefined : olds, news);
-      return {
-        inputs: result.inputs as Props,
-        failures: result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) })),
-      };
+  async check({ core, name }: Call, olds: Props, news: Props): Promise<CheckResult<Props>> {
+    return this.run({ core, name }, undefined, (ctx) => {
+      const result = core.check(ctx, empty(olds) ? undefined : olds, news);
+      const failures = result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) }));
+      return { inputs: result.inputs as Props, failures };
     });
   }
 
-  async diff(core: AnyCore, name: string, id: string, olds: Props, news: Props): Promise<DiffResult> {
-    return this.run(core, name, undefined, () =>
-      core.diff(this.context(core.table.type, name, true), coreId(core, id), olds, news),
-    );
+  async diff(call: Call, id: string, olds: Props, news: Props): Promise<DiffResult> {
+    return this.run(call, undefined, (ctx) => call.core.diff(ctx, coreId(call.core, id), olds, news));
   }
 
-  async create(core: AnyCore, name: string, inputs: Props, toEngine: ToEngine): Promise<{ id: string; outs: object }> {
-    return this.run(core, name, toEngine, async () => {
-      const result = await core.create(this.context(core.table.type, name, false), inputs);
+  async create(call: Call, inputs: Props, toEngine: ToEngine): Promise<{ id: string; outs: object }> {
+    return this.run(call, toEngine, async (ctx) => {
+      const result = await call.core.create(ctx, inputs);
       return { id: result.id, outs: result.outs as object };
     });
   }
 
   /** `importing`: the engine holds no state yet (`pulumi import`); the core's import rules say where read starts. */
-  async read(
-    core: AnyCore,
-    name: string,
-    id: string,
-    state: Props,
-    importing = false,
-  ): Promise<ReadAnswer | undefined> {
-    return this.run(core, name, undefined, async () => {
+  async read({ core, name }: Call, id: string, state: Props, importing = false): Promise<ReadAnswer | undefined> {
+    return this.run({ core, name }, undefined, async (ctx) => {
       const target = importing ? importTarget(core, id) : { id: coreId(core, id), state };
-      const result = await core.read(this.context(core.table.type, name, false), target.id, target.state);
+      const result = await core.read(ctx, target.id, target.state);
       if (result.id === undefined || result.id === "") return undefined;
       const outs = (result.outs ?? target.state) as object;
       return { id: result.id, outs, ...(result.inputs === undefined ? {} : { inputs: result.inputs as object }) };
     });
   }
 
-  async update(core: AnyCore, name: string, id: string, olds: Props, news: Props, toEngine: ToEngine): Promise<object> {
+  async update(call: Call, id: string, olds: Props, news: Props, toEngine: ToEngine): Promise<object> {
     return this.run(
-      core,
-      name,
+      call,
       toEngine,
-      async () =>
-        (await core.update(this.context(core.table.type, name, false), coreId(core, id), olds, news)) as object,
+      async (ctx) => (await call.core.update(ctx, coreId(call.core, id), olds, news)) as object,
     );
   }
 
-  async delete(core: AnyCore, name: string, id: string, state: Props): Promise<void> {
-    return this.run(core, name, undefined, () =>
-      core.delete(this.context(core.table.type, name, false), coreId(core, id), state),
-    );
+  async delete(call: Call, id: string, state: Props): Promise<void> {
+    return this.run(call, undefined, (ctx) => call.core.delete(ctx, coreId(call.core, id), state));
   }
 
   /** Runs a core call; its error leaves prefixed and redacted, a partial state in the engine's shape. */
-  private async run<T>(core: AnyCore, name: string, toEngine: ToEngine | undefined, call: () => T | Promise<T>) {
+  private async run<T>(call: Call, toEngine: ToEngine | undefined, body: (ctx: CallContext) => T | Promise<T>) {
+    const type = call.core.table.type;
     try {
-      return await call();
+      return await body(this.context(type, call.name));
     } catch (err) {
-      const annotated = annotate(err, core.table.type, name);
+      const annotated = annotate(err, type, call.name);
       if (toEngine === undefined || !isPartial(annotated)) throw annotated;
       throw new EnginePartialError(annotated.message, annotated.id, toEngine(annotated.outs), annotated.reasons);
     }
   }
+}
+
+/** `logger` with every line passed through `edit` first. */
+function editing(logger: Logger, edit: (line: string) => string): Logger {
+  return { info: (m) => logger.info(edit(m)), warn: (m) => logger.warn(edit(m)), debug: (m) => logger.debug(edit(m)) };
 }
 
 function empty(props: Props): boolean {

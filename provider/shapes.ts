@@ -33,7 +33,7 @@ export function receivedKeys(v: unknown): string[] {
 }
 
 /** snake_cases the keys of one object (not nested ones: the fields we read are flat). */
-function snakeKeys(v: unknown): unknown {
+export function snakeKeys(v: unknown): unknown {
   if (!isObj(v)) return v;
   const out: Obj = {};
   for (const [k, val] of Object.entries(v)) {
@@ -44,7 +44,7 @@ function snakeKeys(v: unknown): unknown {
 }
 
 /** Canonical object: unwrapped, snake_case, id in `id`. */
-function entity(kind: string, idKeys: readonly string[] = ["id", "uuid", `${kind}_id`]) {
+export function entity(kind: string, idKeys: readonly string[] = ["id", "uuid", `${kind}_id`]) {
   return (raw: unknown): unknown => {
     const v = snakeKeys(unwrapData(raw));
     if (!isObj(v)) return v;

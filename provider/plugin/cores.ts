@@ -3,7 +3,7 @@
  * dynamic host serves, nothing re-implemented.
  */
 import { UnknownTypeError } from "../errors.js";
-import type { AnyCore } from "../host.js";
+import type { AnyCore, Call } from "../host.js";
 import { apiKeyCore } from "../resources/apiKey.js";
 import { bucketCore } from "../resources/bucket.js";
 import { bucketCredentialCore } from "../resources/bucketCredential.js";
@@ -34,7 +34,7 @@ export function parseUrn(urn: string): { token: string; name: string } {
   return { token, name: parts.slice(3).join("::") };
 }
 
-export function coreFor(urn: string): { core: AnyCore; name: string } {
+export function coreFor(urn: string): Call {
   const { token, name } = parseUrn(urn);
   const core = byToken.get(token);
   if (core === undefined) {

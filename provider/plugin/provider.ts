@@ -42,50 +42,47 @@ export function createProvider(options: PluginOptions): provider.Provider {
     getSchema: async () => schemaJson(options.version),
 
     async check(urn, olds, news) {
-      const { core, name } = coreFor(urn);
       const n = decode(news);
-      const result = await host.check(core, name, decode(olds).props, n.props);
+      const result = await host.check(coreFor(urn), decode(olds).props, n.props);
       return { inputs: encode(result.inputs, n.secretKeys), failures: [...result.failures] };
     },
 
     async diff(id, urn, olds, news) {
-      const { core, name } = coreFor(urn);
-      const d = await host.diff(core, name, id, decode(olds).props, decode(news).props);
+      const d = await host.diff(coreFor(urn), id, decode(olds).props, decode(news).props);
       return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
     },
 
     async create(urn, inputs) {
-      const { core, name } = coreFor(urn);
+      const call = coreFor(urn);
       const n = decode(inputs);
-      const secrets = secretsOf(core, n.secretKeys);
-      const result = await host.create(core, name, n.props, (outs) => encode(outs, secrets));
+      const secrets = secretsOf(call.core, n.secretKeys);
+      const result = await host.create(call, n.props, (outs) => encode(outs, secrets));
       return { id: result.id, outs: encode(result.outs, secrets) };
     },
 
     async read(id, urn, props) {
-      const { core, name } = coreFor(urn);
+      const call = coreFor(urn);
       const s = decode(props);
       // No state: `pulumi import` (or `get`) of an object this stack never created.
-      const result = await host.read(core, name, id, s.props, Object.keys(s.props).length === 0);
+      const result = await host.read(call, id, s.props, Object.keys(s.props).length === 0);
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
-        props: encode(result.outs, secretsOf(core, s.secretKeys)),
+        props: encode(result.outs, secretsOf(call.core, s.secretKeys)),
         ...(result.inputs === undefined ? {} : { inputs: encode(result.inputs, s.secretKeys) }),
       };
     },
 
     async update(id, urn, olds, news) {
-      const { core, name } = coreFor(urn);
+      const call = coreFor(urn);
       const n = decode(news);
-      const secrets = secretsOf(core, n.secretKeys);
-      const outs = await host.update(core, name, id, decode(olds).props, n.props, (o) => encode(o, secrets));
+      const secrets = secretsOf(call.core, n.secretKeys);
+      const outs = await host.update(call, id, decode(olds).props, n.props, (o) => encode(o, secrets));
       return { outs: encode(outs, secrets) };
     },
 
     async delete(id, urn, props) {
-      const { core, name } = coreFor(urn);
-      await host.delete(core, name, id, decode(props).props);
+      await host.delete(coreFor(urn), id, decode(props).props);
     },
   };
 }

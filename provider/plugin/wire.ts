@@ -63,10 +63,6 @@ export function secret(value: Json): Record<string, Json> {
   return { [sigKey]: secretSig, value };
 }
 
-export function isSecret(value: unknown): boolean {
-  return isRecord(value) && value[sigKey] === secretSig;
-}
-
 /**
  * Wire form of plain values, with the named top-level properties wrapped as secrets. `undefined`
  * is dropped: the Struct encoder cannot carry it.

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { hasCode } from "../errors.js";
-import { diffInputs, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./apiKey.fields.js";
 import { sameJson, stringMap } from "./validate.js";
 
@@ -70,7 +70,7 @@ export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
 
   async read(_ctx, id, state) {
     // No endpoint reads the key back: the state is the only truth.
-    return { id, outs: state, inputs: state.rotateWhenChanged ? { rotateWhenChanged: state.rotateWhenChanged } : {} };
+    return { id, outs: state, inputs: inputsFrom(apiKeyTable, state) };
   },
 
   async update(ctx, _id, olds, news) {

@@ -10,7 +10,7 @@ import { requireS3Url } from "../config.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
-import { diffInputs, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Bucket } from "../shapes.js";
 import { bucketTable, storageClasses, type BucketInputs, type BucketOutputs } from "./bucket.fields.js";
 import { forgetCredentialList } from "./credentialList.js";
@@ -164,13 +164,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         region: state.region || s3Region,
         ...(createdAt === undefined ? {} : { createdAt }),
       };
-      const inputs: BucketInputs = {
-        name: outs.name,
-        storageClass: outs.storageClass,
-        forceDestroy: outs.forceDestroy,
-        adopt: outs.adopt,
-      };
-      return { id, outs, inputs };
+      return { id, outs, inputs: inputsFrom(bucketTable, outs) };
     } catch (err) {
       if (isNotFound(err)) {
         ctx.log.warn(`bucket ${state.name} (${id}) no longer exists; it is removed from the state.`);

@@ -9,7 +9,7 @@ import { requireS3Url } from "../config.js";
 import type { Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
 import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
-import { diffInputs, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Credential } from "../shapes.js";
 import { s3Region } from "./bucket.js";
 import {
@@ -138,7 +138,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       region: state.region || s3Region,
       ...(createdAt === undefined ? {} : { createdAt }),
     };
-    return { id, outs, inputs: withRotate({ bucketId: state.bucketId, active }, state.rotateWhenChanged) };
+    return { id, outs, inputs: inputsFrom(bucketCredentialTable, outs) };
   },
 
   async update(ctx, id, olds, news) {

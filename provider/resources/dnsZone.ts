@@ -6,7 +6,7 @@ import { createZone, deleteZone, getZone } from "../api.js";
 import type { Props, ResourceCore } from "../core.js";
 import { importById, isUnknown } from "../core.js";
 import { hasCode, isNotFound } from "../errors.js";
-import { diffInputs, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";
 import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./dnsZone.fields.js";
 import { domainProblem, normalizeDomain } from "./validate.js";
@@ -65,7 +65,7 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   async read(ctx, id, state) {
     try {
       const outs = zoneOutputs(await getZone(ctx.client, id));
-      return { id, outs, inputs: { name: outs.name } };
+      return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
     } catch (err) {
       if (isNotFound(err)) {
         ctx.log.warn(`zone ${state.name} (${id}) no longer exists; it is removed from the state.`);

@@ -17,8 +17,10 @@ const settings: Settings = {
   auth: { kind: "apiKey", value: apiKey },
 };
 
-function client(options: ClientOptions = {}, delays: number[] = []): ApiClient {
-  return new ApiClient(settings, { sleep: async (ms) => void delays.push(ms), random: () => 0.5, ...options });
+/** A client whose waits are recorded in `delays` instead of taken, with jitter fixed at half the ceiling. */
+function client(options: ClientOptions = {}, delays: number[] = [], now: () => number = Date.now): ApiClient {
+  const clock = { now, sleep: async (ms: number) => void delays.push(ms) };
+  return new ApiClient(settings, { clock, ...options, retry: { random: () => 0.5, ...options.retry } });
 }
 
 describe("ApiClient", () => {
@@ -76,7 +78,7 @@ describe("ApiClient", () => {
       .reply(503, "", { "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" })
       .get("/x")
       .reply(200, {});
-    await client({ now: () => now }, delays).request({ method: "GET", path: "/x" });
+    await client({}, delays, () => now).request({ method: "GET", path: "/x" });
     expect(delays).toEqual([3000, 7000]);
   });
 
@@ -291,7 +293,7 @@ describe("ApiClient", () => {
       .reply(400, `bad secret s3-secret-ABCDEFGH and key ${apiKey}`)
       .get("/z")
       .reply(409, { message: `conflict for ${apiKey}` });
-    const c = new ApiClient(settings, { sleep: async () => undefined });
+    const c = new ApiClient(settings, { clock: { now: Date.now, sleep: async () => undefined } });
     // The configured key is registered when settings are resolved; register it here as resolveSettings would.
     registerSecret(apiKey);
     for (const path of ["/x", "/y", "/z"]) {

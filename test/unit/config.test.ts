@@ -50,7 +50,7 @@ describe("settings", () => {
     await toDynamicProvider(dnsZoneCore, host).configure!({
       config: { get: (k: string) => values[k], require: (k: string) => values[k] as string },
     });
-    expect(host.context("DnsZone", "z", false).settings).toMatchObject({
+    expect(host.context("DnsZone", "z").settings).toMatchObject({
       baseUrl: base,
       apiUrl: base,
       auth: { kind: "token", value: token },

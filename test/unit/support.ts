@@ -40,7 +40,8 @@ export function recorder(logs: Logged[]): Logger {
 
 /** A host as the tests use it: nothing logged, instant retries, at most 4 attempts. */
 export function testHost(options: Partial<HostOptions> = {}): Host {
-  return new Host({ logger: quiet, client: { sleep: async () => undefined, retry: { maxAttempts: 4 } }, ...options });
+  const instant = { now: Date.now, sleep: async () => undefined };
+  return new Host({ logger: quiet, client: { clock: instant, retry: { maxAttempts: 4 } }, ...options });
 }
 
 let current: Host | undefined;
@@ -52,7 +53,7 @@ export function host(): Host {
 
 /** A call context of the test's host that records what it logs. */
 export function ctx(name = "res", logs: Logged[] = [], type = "Test"): CallContext & { logs: Logged[] } {
-  return Object.assign(host().context(type, name, false, recorder(logs)), { logs });
+  return Object.assign(host().context(type, name, recorder(logs)), { logs });
 }
 
 export function configureDefaults(extra: Record<string, string> = {}): void {

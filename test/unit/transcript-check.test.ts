@@ -16,7 +16,7 @@ writeFileSync(audio, "RIFF audio bytes");
 function check(news: Props, apiUrl = "https://api.cloudplatform.example") {
   const host = testHost();
   host.configure({ "cloudplatform:apiUrl": apiUrl });
-  return transcriptCore.check(host.context("Transcript", "talk", true), undefined, news);
+  return transcriptCore.check(host.context("Transcript", "talk"), undefined, news);
 }
 
 function reasons(news: Props, apiUrl?: string): string[] {

@@ -34,7 +34,7 @@ function context(clock: Clock = fakeClock()): CallContext & { lines: string[] } 
     warn: (m: string) => void lines.push(`warn ${m}`),
     debug: (m: string) => void lines.push(`debug ${m}`),
   };
-  return Object.assign(host(clock).context("Transcript", "talk", false, log), { lines });
+  return Object.assign(host(clock).context("Transcript", "talk", log), { lines });
 }
 
 /** A clock that advances only when the core sleeps: polling for hours takes no real time. */
@@ -231,6 +231,25 @@ describe("Transcript create", () => {
     expect(error).toBeInstanceOf(PartialCreateError);
     expect(error.id).toBe("tr_7");
     expect(error.outs).toMatchObject({ status: "queued" });
+  });
+
+  it("reads the answer's variants, and names only the keys of an answer it cannot read", async () => {
+    nock(api)
+      .post("/v1/transcripts")
+      .reply(200, { data: { transcriptId: 42, status: "done", text: "hi", audioDuration: 3 } });
+    expect((await core().create(context(), urlInputs())).outs).toMatchObject({
+      transcriptId: "42",
+      text: "hi",
+      audioDurationSeconds: 3,
+    });
+    nock(api).post("/v1/transcripts").reply(200, { job: "private-job-value", state: "done" });
+    const error = (await core()
+      .create(context(), urlInputs())
+      .catch((e: unknown) => e)) as CloudPlatformError;
+    expect(error.code).toBe("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
+    expect(error.message).toContain("POST /v1/transcripts answered with an unexpected shape");
+    expect(error.message).toContain("[job, state]");
+    expect(error.message).not.toContain("private-job-value");
   });
 
   it("does not repeat the create when it may have reached the server", async () => {

@@ -3,9 +3,8 @@
  * provider's ApiClient against `{apiUrl}`.
  */
 import { pathOf, type ApiClient } from "../../client.js";
-import { isNotFound, UnexpectedResponseError } from "../../errors.js";
-import { receivedKeys } from "../../shapes.js";
-import { parseTranscript, parseUploadTicket, type TranscriptRecord, type UploadTicket } from "./parse.js";
+import { isNotFound } from "../../errors.js";
+import { transcriptSchema, uploadTicketSchema, type TranscriptRecord, type UploadTicket } from "./parse.js";
 
 export interface TranscriptionApi {
   /** POST /v1/transcripts/upload. */
@@ -32,7 +31,7 @@ const createTimeoutMs = 90_000;
 
 export function transcriptionApi(client: ApiClient): TranscriptionApi {
   return {
-    async prepareUpload(request): Promise<UploadTicket> {
+    async prepareUpload(request) {
       // Repeating it is harmless: an unused upload key simply expires.
       const res = await client.request({
         method: "POST",
@@ -40,13 +39,12 @@ export function transcriptionApi(client: ApiClient): TranscriptionApi {
         base: "transcription",
         body: request,
         idempotent: true,
+        schema: uploadTicketSchema,
       });
-      const ticket = parseUploadTicket(res.data);
-      if (!ticket) throw unexpected("POST /v1/transcripts/upload", res.data, "no uploadKey and uploadUrl", res.status);
-      return ticket;
+      return res.data;
     },
 
-    async createTranscript(body: CreateTranscriptBody, wait: boolean): Promise<TranscriptRecord> {
+    async createTranscript(body, wait) {
       // Not idempotent and without a way to look the job up: the client repeats it only when the
       // server certainly did not process it (a second job would be paid twice).
       const res = await client.request({
@@ -58,28 +56,19 @@ export function transcriptionApi(client: ApiClient): TranscriptionApi {
         idempotent: false,
         timeoutMs: createTimeoutMs,
         expectedStatus: [200, 201, 202],
+        schema: transcriptSchema,
       });
-      return record("POST /v1/transcripts", res.data, res.status);
+      return res.data;
     },
 
-    async getTranscript(id: string): Promise<TranscriptRecord | undefined> {
+    async getTranscript(id) {
+      const path = pathOf`/v1/transcripts/${id}`;
       try {
-        const res = await client.request({ method: "GET", path: pathOf`/v1/transcripts/${id}`, base: "transcription" });
-        return record("GET /v1/transcripts/{id}", res.data, res.status);
+        return (await client.request({ method: "GET", path, base: "transcription", schema: transcriptSchema })).data;
       } catch (error) {
         if (isNotFound(error)) return undefined;
         throw error;
       }
     },
   };
-}
-
-function record(endpoint: string, body: unknown, status: number): TranscriptRecord {
-  const parsed = parseTranscript(body);
-  if (!parsed) throw unexpected(endpoint, body, "no transcript id and status", status);
-  return parsed;
-}
-
-function unexpected(endpoint: string, body: unknown, problem: string, status: number): UnexpectedResponseError {
-  return new UnexpectedResponseError(endpoint, receivedKeys(body), problem, status);
 }

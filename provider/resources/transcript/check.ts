@@ -15,13 +15,9 @@ const { fields } = transcriptTable;
 /**
  * Validates Transcript inputs before any API call (spec §4.3, §8; docs/api-contract.md §8.2).
  * Values still unknown at preview are carried through unvalidated. Reads only the local file.
+ * `apiUrl` is the configured transcription API address, when there is one.
  */
-export interface CheckOptions {
-  /** The configured transcription API URL, read at call time; undefined when not configured. */
-  readonly apiUrl: string | undefined;
-}
-
-export function checkTranscriptInputs(news: Props, options: CheckOptions): CheckResult<TranscriptInputs> {
+export function checkTranscriptInputs(news: Props, apiUrl: string | undefined): CheckResult<TranscriptInputs> {
   const failures: CheckFailure[] = [];
   const fail = (property: string, reason: string): void => {
     failures.push({ property, reason });
@@ -43,11 +39,7 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   if (url !== undefined) {
     inputs.url = url;
     if (!isUnknown(url)) {
-      const reason = urlProblem(
-        url,
-        options.apiUrl,
-        "serve the media from a public URL, or give a local file as `source`",
-      );
+      const reason = urlProblem(url, apiUrl, "serve the media from a public URL, or give a local file as `source`");
       if (reason) fail("url", reason);
     }
   }
@@ -78,7 +70,7 @@ export function checkTranscriptInputs(news: Props, options: CheckOptions): Check
   if (webhookUrl !== undefined) {
     inputs.webhookUrl = webhookUrl;
     if (!isUnknown(webhookUrl)) {
-      const reason = urlProblem(webhookUrl, options.apiUrl, "give a receiver the platform can reach");
+      const reason = urlProblem(webhookUrl, apiUrl, "give a receiver the platform can reach");
       if (reason) fail("webhookUrl", reason);
     }
   }

@@ -1,14 +1,5 @@
 import { basename } from "node:path";
-import type {
-  CallContext,
-  CheckResult,
-  CreateResult,
-  DiffResult,
-  Props,
-  ReadResult,
-  ResourceCore,
-} from "../../core.js";
-import { isUnknown } from "../../core.js";
+import { isUnknown, type CallContext, type ResourceCore } from "../../core.js";
 import {
   aboutResource,
   CloudPlatformError,
@@ -20,10 +11,10 @@ import {
   TranscriptUploadError,
 } from "../../errors.js";
 import type { Backoff } from "../../retry.js";
-import { diffInputs } from "../../fields.js";
+import { diffInputs, inputsFrom } from "../../fields.js";
 import { transcriptionApi, type CreateTranscriptBody, type TranscriptionApi } from "./api.js";
 import { checkTranscriptInputs } from "./check.js";
-import { inputOnly, recordOf, toOutputs } from "./outputs.js";
+import { recordOf, toOutputs } from "./outputs.js";
 import { statSource } from "./source.js";
 import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
 import { isFinished, type TranscriptRecord } from "./parse.js";
@@ -81,12 +72,7 @@ export function createTranscriptCore(
       result = await waitForTranscript(
         async () => {
           const next = await api.getTranscript(record.id);
-          if (!next) {
-            throw new NotFoundError(
-              `transcription job ${record.id} is no longer found on the platform while waiting for it`,
-              "Run `pulumi up --replace` on this resource to start a new job.",
-            );
-          }
+          if (!next) throw jobGone(record.id, " while waiting for it");
           last = next;
           return next;
         },
@@ -101,12 +87,12 @@ export function createTranscriptCore(
         },
       );
     } catch (error) {
-      throw prefix(ctx, new PartialCreateError(last.id, asProps(toOutputs(inputs, last, previous)), error));
+      throw prefix(ctx, new PartialCreateError(last.id, toOutputs(inputs, last, previous), error));
     }
     const outs = toOutputs(inputs, result.record, previous);
     if (!result.finished) {
       const why = new TranscriptDeadlineError(result.record.id, result.record.status, inputs.timeoutMinutes);
-      throw prefix(ctx, new PartialCreateError(result.record.id, asProps(outs), why));
+      throw prefix(ctx, new PartialCreateError(result.record.id, outs, why));
     }
     return outs;
   }
@@ -171,9 +157,8 @@ export function createTranscriptCore(
         "declare a Transcript resource instead",
     },
 
-    check(ctx: CallContext, _olds: Partial<TranscriptInputs> | undefined, news: Props): CheckResult<TranscriptInputs> {
-      const apiUrl = ctx.configured("apiUrl") ?? ctx.configured("baseUrl");
-      const result = checkTranscriptInputs(news, { apiUrl });
+    check(ctx, _olds, news) {
+      const result = checkTranscriptInputs(news, ctx.configured("apiUrl") ?? ctx.configured("baseUrl"));
       return {
         inputs: result.inputs,
         failures: result.failures.map((f) => ({
@@ -183,7 +168,7 @@ export function createTranscriptCore(
       };
     },
 
-    diff(_ctx: CallContext, _id: string, olds: TranscriptOutputs, news: TranscriptInputs): DiffResult {
+    diff(_ctx, _id, olds, news) {
       const d = diffInputs(transcriptTable, olds, news);
       const replaces = [...d.replaces];
       const updates = d.changed.filter((key) => !replaces.includes(key));
@@ -200,7 +185,7 @@ export function createTranscriptCore(
       return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
     },
 
-    async create(ctx: CallContext, inputs: TranscriptInputs): Promise<CreateResult<TranscriptOutputs>> {
+    async create(ctx, inputs) {
       const api = transcriptionApi(ctx.client);
       let record: TranscriptRecord;
       try {
@@ -215,25 +200,17 @@ export function createTranscriptCore(
       }
       const outs = inputs.waitForCompletion ? await finish(ctx, api, inputs, record) : toOutputs(inputs, record);
       // Not partial state: the failed job was not charged, and the next `up` must start a new one.
-      if (outs.status === "error") {
-        throw prefix(
-          ctx,
-          new TranscriptFailedError(record.id, outs.errorCode, outs.errorMessage ?? "the job failed without a message"),
-        );
-      }
+      if (outs.status === "error")
+        throw prefix(ctx, new TranscriptFailedError(record.id, outs.errorCode, outs.errorMessage));
       return { id: record.id, outs };
     },
 
-    async read(
-      ctx: CallContext,
-      id: string,
-      state: TranscriptOutputs,
-    ): Promise<ReadResult<TranscriptInputs, TranscriptOutputs>> {
+    async read(ctx, id, state) {
       const api = transcriptionApi(ctx.client);
       const record = await api.getTranscript(id).catch((error: unknown) => {
         throw error instanceof Error ? prefix(ctx, error) : error;
       });
-      const inputs = inputOnly(state);
+      const inputs = inputsFrom(transcriptTable, state);
       if (!record) {
         ctx.log.warn(
           `transcript ${id} is no longer on the platform (results are kept 7 days); keeping the stored ` +
@@ -248,12 +225,7 @@ export function createTranscriptCore(
       return { id, outs: toOutputs(inputs, record, state), inputs };
     },
 
-    async update(
-      ctx: CallContext,
-      id: string,
-      olds: TranscriptOutputs,
-      news: TranscriptInputs,
-    ): Promise<TranscriptOutputs> {
+    async update(ctx, id, olds, news) {
       if (isFinished(olds.status)) return toOutputs(news, recordOf(olds), olds);
       // The stored job is still queued or processing: look at it again instead of starting a new one.
       const api = transcriptionApi(ctx.client);
@@ -261,33 +233,21 @@ export function createTranscriptCore(
       try {
         record = await api.getTranscript(id);
       } catch (error) {
-        throw prefix(ctx, new PartialCreateError(id, asProps(toOutputs(news, recordOf(olds), olds)), error));
+        throw prefix(ctx, new PartialCreateError(id, toOutputs(news, recordOf(olds), olds), error));
       }
-      if (!record) {
-        throw prefix(
-          ctx,
-          new NotFoundError(
-            `transcription job ${id} is no longer found on the platform`,
-            "Run `pulumi up --replace` on this resource to start a new job.",
-          ),
-        );
-      }
+      if (!record) throw prefix(ctx, jobGone(id));
       if (!news.waitForCompletion) return toOutputs(news, record, olds);
       ctx.log.info(`resuming the wait for job ${id} (${record.status})`);
       const outs = await finish(ctx, api, news, record, olds);
       if (outs.status === "error") {
         // Keep the failure in state: the next `up` sees status error and replaces (a new job).
-        const failure = new TranscriptFailedError(
-          id,
-          outs.errorCode,
-          outs.errorMessage ?? "the job failed without a message",
-        );
-        throw prefix(ctx, new PartialCreateError(id, asProps(outs), failure));
+        const failure = new TranscriptFailedError(id, outs.errorCode, outs.errorMessage);
+        throw prefix(ctx, new PartialCreateError(id, outs, failure));
       }
       return outs;
     },
 
-    async delete(ctx: CallContext, id: string): Promise<void> {
+    async delete(ctx, id) {
       // The API has no delete: the result expires on the platform after 7 days.
       ctx.log.debug(`transcript ${id} removed from the state; the platform deletes it after its 7-day retention`);
     },
@@ -296,8 +256,12 @@ export function createTranscriptCore(
 
 export const transcriptCore = createTranscriptCore();
 
-function asProps(outs: TranscriptOutputs): Record<string, unknown> {
-  return { ...outs };
+/** The stored job is not on the platform any more (unknown id, or past the 7-day retention). */
+function jobGone(id: string, when = ""): NotFoundError {
+  return new NotFoundError(
+    `transcription job ${id} is no longer found on the platform${when}`,
+    "Run `pulumi up --replace` on this resource to start a new job.",
+  );
 }
 
 function formatBytes(bytes: number): string {

@@ -1,5 +1,6 @@
 import { priceForDuration } from "./limits.js";
-import type { TranscriptInputs, TranscriptOutputs } from "./fields.js";
+import { inputsFrom } from "../../fields.js";
+import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
 import type { TranscriptRecord } from "./parse.js";
 
 /**
@@ -11,7 +12,11 @@ export function toOutputs(
   record: TranscriptRecord,
   previous?: TranscriptOutputs,
 ): TranscriptOutputs {
-  const outs: TranscriptOutputs = { ...inputOnly(inputs), transcriptId: record.id, status: record.status };
+  const outs: TranscriptOutputs = {
+    ...inputsFrom(transcriptTable, inputs),
+    transcriptId: record.id,
+    status: record.status,
+  };
   const text = record.text ?? previous?.text;
   if (text !== undefined) outs.text = text;
   // A job not yet processed echoes the requested `auto`: that is not a detected language.
@@ -31,21 +36,6 @@ export function toOutputs(
   const completedAt = record.completedAt ?? previous?.completedAt;
   if (completedAt !== undefined) outs.completedAt = completedAt;
   return outs;
-}
-
-/** The input fields of stored outputs (state written by any version), for refresh's drift view. */
-export function inputOnly(source: TranscriptInputs): TranscriptInputs {
-  const inputs: TranscriptInputs = {
-    language: source.language,
-    waitForCompletion: source.waitForCompletion,
-    timeoutMinutes: source.timeoutMinutes,
-  };
-  if (source.url !== undefined) inputs.url = source.url;
-  if (source.sourcePath !== undefined) inputs.sourcePath = source.sourcePath;
-  if (source.sourceHash !== undefined) inputs.sourceHash = source.sourceHash;
-  if (source.glossary !== undefined) inputs.glossary = source.glossary;
-  if (source.webhookUrl !== undefined) inputs.webhookUrl = source.webhookUrl;
-  return inputs;
 }
 
 /** The record stored in outputs, so a resumed wait starts from what was last known. */
