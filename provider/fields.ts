@@ -7,9 +7,16 @@
  * IDEs show); test/unit/sdk-fields.test.ts keeps them equal to the tables.
  */
 import { isUnknown, type CheckFailure, type DiffResult, type Json, type Props } from "./core.js";
-import { sameJson } from "./resources/validate.js";
 
-export type FieldKind = "string" | "boolean" | "number" | "stringMap" | "stringList";
+/** The kinds of values a field holds, and their types in the cores. */
+interface Kinds {
+  string: string;
+  boolean: boolean;
+  number: number;
+  stringMap: Record<string, string>;
+  stringList: string[];
+}
+export type FieldKind = keyof Kinds;
 
 export interface Field {
   readonly kind: FieldKind;
@@ -45,15 +52,9 @@ export interface ResourceTable {
 
 type ValueOf<F> = F extends { values: readonly (infer V)[] }
   ? V
-  : F extends { kind: "string" }
-    ? string
-    : F extends { kind: "boolean" }
-      ? boolean
-      : F extends { kind: "number" }
-        ? number
-        : F extends { kind: "stringMap" }
-          ? Record<string, string>
-          : string[];
+  : F extends { kind: infer K extends FieldKind }
+    ? Kinds[K]
+    : never;
 type KeysWhere<F, Match> = { [K in keyof F]: F[K] extends Match ? K : never }[keyof F];
 type Flat<T> = { [K in keyof T]: T[K] };
 type Shape<F, K extends keyof F> = Flat<
@@ -133,4 +134,20 @@ export function diffInputs(table: ResourceTable, olds: object, news: object): Di
   }
   const changed = [...replaces, ...updates];
   return { changes: changed.length > 0, replaces, changed, deleteBeforeReplace: false };
+}
+
+/**
+ * Deep equality of two plain JSON values for diffs: key order does not matter, and absent, null and
+ * an empty map are the same (an empty glossary or rotateWhenChanged is none).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(normal(a)) === JSON.stringify(normal(b));
+}
+
+function normal(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (Array.isArray(v)) return v.map(normal);
+  if (typeof v !== "object") return v;
+  const keys = Object.keys(v).sort();
+  return keys.length === 0 ? null : Object.fromEntries(keys.map((k) => [k, normal((v as Record<string, unknown>)[k])]));
 }

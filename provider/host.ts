@@ -32,20 +32,6 @@ export interface HostOptions {
   readonly clock?: Clock;
 }
 
-/** The engine records an error carrying `{ id, properties, reasons }` as a partially created resource. */
-export class EnginePartialError extends Error {
-  readonly reasons: string[];
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: object,
-    reasons: readonly string[],
-  ) {
-    super(message);
-    this.reasons = reasons.map(redact);
-  }
-}
-
 /** Turns the partial state a core kept (plain JSON) into the engine's properties. */
 export type ToEngine = (outs: object) => object;
 
@@ -120,7 +106,7 @@ export class Host {
 
   async check({ core, name }: Call, olds: Props, news: Props): Promise<CheckResult<Props>> {
     return this.run({ core, name }, undefined, (ctx) => {
-      const result = core.check(ctx, empty(olds) ? undefined : olds, news);
+      const result = core.check(ctx, Object.keys(olds).length === 0 ? undefined : olds, news);
       const failures = result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) }));
       return { inputs: result.inputs as Props, failures };
     });
@@ -168,7 +154,9 @@ export class Host {
     } catch (err) {
       const annotated = annotate(err, type, call.name);
       if (toEngine === undefined || !isPartial(annotated)) throw annotated;
-      throw new EnginePartialError(annotated.message, annotated.id, toEngine(annotated.outs), annotated.reasons);
+      // The engine records an error carrying `{ id, properties, reasons }` as a partially created resource.
+      const { message, id, outs, reasons } = annotated;
+      throw Object.assign(new Error(message), { id, properties: toEngine(outs), reasons: reasons.map(redact) });
     }
   }
 }
@@ -176,10 +164,6 @@ export class Host {
 /** `logger` with every line passed through `edit` first. */
 function editing(logger: Logger, edit: (line: string) => string): Logger {
   return { info: (m) => logger.info(edit(m)), warn: (m) => logger.warn(edit(m)), debug: (m) => logger.debug(edit(m)) };
-}
-
-function empty(props: Props): boolean {
-  return Object.keys(props).length === 0;
 }
 
 function annotate(err: unknown, type: string, name: string): unknown {

@@ -141,29 +141,22 @@ function credentialCanonical(raw: unknown): unknown {
   return out;
 }
 
+const credentialFields = z.object({
+  access_key_id: z.string().min(1),
+  active: z.boolean().optional(),
+  bucket_id: optString,
+  created_at: optString,
+});
+
 /** A listed credential (no secret), or the answer of activate / deactivate. */
-export const credentialSchema = z.preprocess(
-  credentialCanonical,
-  z.object({
-    access_key_id: z.string().min(1),
-    active: z.boolean().optional(),
-    bucket_id: optString,
-    created_at: optString,
-  }),
-);
+export const credentialSchema = z.preprocess(credentialCanonical, credentialFields);
 export type Credential = z.infer<typeof credentialSchema>;
 export const credentialListSchema = z.preprocess(list("credentials"), z.array(credentialSchema));
 
 /** The answer of create and regenerate: the secret is required. */
 export const credentialWithSecretSchema = z.preprocess(
   credentialCanonical,
-  z.object({
-    access_key_id: z.string().min(1),
-    secret_access_key: z.string().min(1),
-    active: z.boolean().optional(),
-    bucket_id: optString,
-    created_at: optString,
-  }),
+  credentialFields.extend({ secret_access_key: z.string().min(1) }),
 );
 export type CredentialWithSecret = z.infer<typeof credentialWithSecretSchema>;
 

@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { hasCode } from "../errors.js";
-import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./apiKey.fields.js";
-import { sameJson, stringMap } from "./validate.js";
+import { stringMap } from "./validate.js";
 
 export type { ApiKeyInputs, ApiKeyOutputs };
 

@@ -9,7 +9,7 @@ import { requireS3Url } from "../config.js";
 import type { Props, ResourceCore } from "../core.js";
 import { isUnknown } from "../core.js";
 import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
-import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
+import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import type { Credential } from "../shapes.js";
 import { s3Region } from "./bucket.js";
 import {
@@ -18,7 +18,7 @@ import {
   type BucketCredentialOutputs,
 } from "./bucketCredential.fields.js";
 import { cachedCredentialList, forgetCredentialList } from "./credentialList.js";
-import { optionalBoolean, sameJson, stringMap } from "./validate.js";
+import { optionalBoolean, stringMap } from "./validate.js";
 
 export type { BucketCredentialInputs, BucketCredentialOutputs };
 

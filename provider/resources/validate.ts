@@ -82,19 +82,3 @@ export function optionalBoolean(
   failures.push({ property, reason: `${property} must be true or false` });
   return undefined;
 }
-
-/**
- * Deep equality of two plain JSON values for diffs: key order does not matter, and absent, null and
- * an empty map are the same (an empty glossary or rotateWhenChanged is none).
- */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(normal(a)) === JSON.stringify(normal(b));
-}
-
-function normal(v: unknown): unknown {
-  if (v === undefined || v === null) return null;
-  if (Array.isArray(v)) return v.map(normal);
-  if (typeof v !== "object") return v;
-  const keys = Object.keys(v).sort();
-  return keys.length === 0 ? null : Object.fromEntries(keys.map((k) => [k, normal((v as Record<string, unknown>)[k])]));
-}

@@ -6,39 +6,22 @@ import { BlockList, isIP } from "node:net";
  * preview would be network I/O, and the platform re-checks what a name resolves to anyway.
  */
 
-const loopback = new BlockList();
-loopback.addSubnet("127.0.0.0", 8, "ipv4");
-loopback.addAddress("::1", "ipv6");
+/** A block list of CIDR ranges (`10.0.0.0/8`, `fc00::/7`). */
+function blockList(cidrs: string): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs.trim().split(/\s+/)) {
+    const [net, prefix] = cidr.split("/") as [string, string];
+    list.addSubnet(net, Number(prefix), isIP(net) === 6 ? "ipv6" : "ipv4");
+  }
+  return list;
+}
 
-const internal = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  internal.addSubnet(net, prefix, "ipv4");
-}
-for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["2001:db8::", 32],
-  ["ff00::", 8],
-] as const) {
-  internal.addSubnet(net, prefix, "ipv6");
-}
+const loopback = blockList("127.0.0.0/8 ::1/128");
+/** Everything outside public unicast: private, loopback, link-local, CGNAT, documentation, multicast, reserved. */
+const internal = blockList(`
+  0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 192.0.2.0/24
+  198.51.100.0/24 203.0.113.0/24 192.168.0.0/16 198.18.0.0/15 224.0.0.0/4 240.0.0.0/4
+  ::/128 ::1/128 fc00::/7 fe80::/10 2001:db8::/32 ff00::/8`);
 
 /** `URL.hostname` keeps IPv6 brackets and may end with a root dot; both are noise here. */
 function bareHost(hostname: string): string {

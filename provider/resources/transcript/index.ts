@@ -81,8 +81,7 @@ export function createTranscriptCore(
           deadline: ctx.clock.now() + inputs.timeoutMinutes * 60_000,
           backoff: deps.pollBackoff,
           progressIntervalMs: deps.progressIntervalMs,
-          now: ctx.clock.now,
-          sleep: ctx.clock.sleep,
+          clock: ctx.clock,
           log: (message) => ctx.log.info(message),
         },
       );

@@ -35,7 +35,6 @@ export class UploadFailure extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    readonly causeCode?: string,
   ) {
     super(message);
     this.name = "UploadFailure";
@@ -94,7 +93,7 @@ function asUploadFailure(error: unknown): UploadFailure {
   if (error instanceof UploadFailure) return error;
   const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "EUNKNOWN";
   if (code === "ENOENT" || code === "EACCES" || code === "EISDIR") {
-    return new UploadFailure(`cannot read the source file (${code})`, false, undefined, code);
+    return new UploadFailure(`cannot read the source file (${code})`, false);
   }
-  return new UploadFailure(`connection failed (${code})`, true, undefined, code);
+  return new UploadFailure(`connection failed (${code})`, true);
 }

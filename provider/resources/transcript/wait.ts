@@ -1,3 +1,4 @@
+import type { Clock } from "../../core.js";
 import { backoffDelay, type Backoff } from "../../retry.js";
 import { isFinished, type TranscriptRecord } from "./parse.js";
 
@@ -11,8 +12,7 @@ export interface WaitOptions {
   readonly deadline: number;
   readonly backoff: Backoff;
   readonly progressIntervalMs: number;
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
+  readonly clock: Clock;
   readonly log: (message: string) => void;
 }
 
@@ -27,17 +27,17 @@ export async function waitForTranscript(
   initial: TranscriptRecord,
   options: WaitOptions,
 ): Promise<WaitResult> {
-  const startedAt = options.now();
+  const startedAt = options.clock.now();
   let record = initial;
   let lastLogAt = startedAt;
   let lastStatus = record.status;
   for (let attempt = 0; ; attempt++) {
     if (isFinished(record.status)) return { record, finished: true };
-    const remaining = options.deadline - options.now();
+    const remaining = options.deadline - options.clock.now();
     if (remaining <= 0) return { record, finished: false };
-    await options.sleep(Math.min(backoffDelay(attempt, options.backoff), remaining));
+    await options.clock.sleep(Math.min(backoffDelay(attempt, options.backoff), remaining));
     record = await poll();
-    const now = options.now();
+    const now = options.clock.now();
     if (record.status !== lastStatus || now - lastLogAt >= options.progressIntervalMs) {
       options.log(`job ${record.id} is ${record.status} (waited ${formatElapsed(now - startedAt)})`);
       lastLogAt = now;
