@@ -99,6 +99,12 @@ export const importById: ImportAccepted<object> = {
   target: (importId) => ({ id: importId, state: {} }),
 };
 
+/** Read's answer for an object that is gone: no id, so the engine drops it; the log names it. */
+export function goneFromState(ctx: CallContext, what: string): ReadResult<never, never> {
+  ctx.log.warn(`${what} no longer exists; it is removed from the state.`);
+  return {};
+}
+
 /** Time as a call sees it: injected, so that tests of long waits take no real time. */
 export interface Clock {
   now(): number;

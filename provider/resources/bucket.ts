@@ -8,7 +8,7 @@ import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
 import { requireS3Url } from "../config.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
-import { importById, isUnknown } from "../core.js";
+import { goneFromState, importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Bucket } from "../shapes.js";
@@ -166,10 +166,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       };
       return { id, outs, inputs: inputsFrom(bucketTable, outs) };
     } catch (err) {
-      if (isNotFound(err)) {
-        ctx.log.warn(`bucket ${state.name} (${id}) no longer exists; it is removed from the state.`);
-        return {};
-      }
+      if (isNotFound(err)) return goneFromState(ctx, `bucket ${state.name} (${id})`);
       throw err;
     }
   },

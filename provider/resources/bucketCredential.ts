@@ -7,7 +7,7 @@
 import { createCredential, deleteCredential, getBucket, regenerateCredential, setCredentialActive } from "../api.js";
 import { requireS3Url } from "../config.js";
 import type { Props, ResourceCore } from "../core.js";
-import { isUnknown } from "../core.js";
+import { goneFromState, isUnknown } from "../core.js";
 import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import type { Credential } from "../shapes.js";
@@ -114,12 +114,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (live === undefined) {
-      ctx.log.warn(
-        `credential ${id} no longer exists (deleted outside Pulumi, or its bucket was); it is removed from the state.`,
-      );
-      return {};
-    }
+    if (live === undefined) return goneFromState(ctx, `credential ${id} (deleted outside Pulumi, or its bucket)`);
     const active = live.active ?? state.active ?? true;
     // An import has no previous state to have drifted from.
     if (state.active !== undefined && active !== state.active) {

@@ -4,7 +4,7 @@
  */
 import { createZone, deleteZone, getZone } from "../api.js";
 import type { Props, ResourceCore } from "../core.js";
-import { importById, isUnknown } from "../core.js";
+import { goneFromState, importById, isUnknown } from "../core.js";
 import { hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";
@@ -67,10 +67,7 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
       const outs = zoneOutputs(await getZone(ctx.client, id));
       return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
     } catch (err) {
-      if (isNotFound(err)) {
-        ctx.log.warn(`zone ${state.name} (${id}) no longer exists; it is removed from the state.`);
-        return {};
-      }
+      if (isNotFound(err)) return goneFromState(ctx, `zone ${state.name} (${id})`);
       throw err;
     }
   },
