@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { apiKeyTable } from "../provider/resources/apiKey.fields.js";
-import { providerShim, resourceOptions, resourceProps } from "./shim.js";
-
-const provider = providerShim("apiKeyProvider");
+import { TableResource } from "./resource.js";
 
 export interface ApiKeyArgs {
   /**
@@ -27,7 +25,7 @@ export interface ApiKeyArgs {
  * const key = new cloudplatform.ApiKey("ci", { rotateWhenChanged: { quarter: "2026-Q1" } });
  * export const apiKey = key.key; // a secret
  */
-export class ApiKey extends pulumi.dynamic.Resource {
+export class ApiKey extends TableResource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
   /** When the platform created the key, when it says. */
@@ -35,13 +33,6 @@ export class ApiKey extends pulumi.dynamic.Resource {
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      resourceProps(apiKeyTable, name, args),
-      resourceOptions(apiKeyTable, opts),
-      "cloudplatform",
-      "ApiKey",
-    );
+    super(apiKeyTable, name, args, opts);
   }
 }

@@ -1,10 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketTable, type StorageClass } from "../provider/resources/bucket.fields.js";
-import { providerShim, resourceOptions, resourceProps } from "./shim.js";
+import { TableResource } from "./resource.js";
 
 export type { StorageClass };
-
-const provider = providerShim("bucketProvider");
 
 export interface BucketArgs {
   /**
@@ -42,7 +40,7 @@ export interface BucketArgs {
  * const bucket = new cloudplatform.Bucket("logs", { storageClass: "Standard", forceDestroy: true });
  * const cred = new cloudplatform.BucketCredential("logs-writer", { bucketId: bucket.bucketId });
  */
-export class Bucket extends pulumi.dynamic.Resource {
+export class Bucket extends TableResource {
   /** The platform's bucket id (`{bucketId}` in API paths). */
   declare public readonly bucketId: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
@@ -59,13 +57,6 @@ export class Bucket extends pulumi.dynamic.Resource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      resourceProps(bucketTable, name, args),
-      resourceOptions(bucketTable, opts),
-      "cloudplatform",
-      "Bucket",
-    );
+    super(bucketTable, name, args, opts);
   }
 }

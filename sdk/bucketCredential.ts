@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketCredentialTable } from "../provider/resources/bucketCredential.fields.js";
-import { providerShim, resourceOptions, resourceProps } from "./shim.js";
-
-const provider = providerShim("bucketCredentialProvider");
+import { TableResource } from "./resource.js";
 
 export interface BucketCredentialArgs {
   /**
@@ -36,7 +34,7 @@ export interface BucketCredentialArgs {
  * });
  * export const secret = cred.secretAccessKey; // a secret
  */
-export class BucketCredential extends pulumi.dynamic.Resource {
+export class BucketCredential extends TableResource {
   declare public readonly bucketId: pulumi.Output<string>;
   /** Public half of the pair; also the resource id. Stable across regenerations. */
   declare public readonly accessKeyId: pulumi.Output<string>;
@@ -54,13 +52,6 @@ export class BucketCredential extends pulumi.dynamic.Resource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketCredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      resourceProps(bucketCredentialTable, name, args),
-      resourceOptions(bucketCredentialTable, opts),
-      "cloudplatform",
-      "BucketCredential",
-    );
+    super(bucketCredentialTable, name, args, opts);
   }
 }

@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dnsZoneTable } from "../provider/resources/dnsZone.fields.js";
-import { providerShim, resourceOptions, resourceProps } from "./shim.js";
-
-const provider = providerShim("dnsZoneProvider");
+import { TableResource } from "./resource.js";
 
 export interface DnsZoneArgs {
   /**
@@ -20,7 +18,7 @@ export interface DnsZoneArgs {
  * const zone = new cloudplatform.DnsZone("main", { name: "example.com" });
  * export const nameservers = zone.nameservers;
  */
-export class DnsZone extends pulumi.dynamic.Resource {
+export class DnsZone extends TableResource {
   /** The platform's zone id. */
   declare public readonly zoneId: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
@@ -32,13 +30,6 @@ export class DnsZone extends pulumi.dynamic.Resource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      resourceProps(dnsZoneTable, name, args),
-      resourceOptions(dnsZoneTable, opts),
-      "cloudplatform",
-      "DnsZone",
-    );
+    super(dnsZoneTable, name, args, opts);
   }
 }

@@ -7,8 +7,6 @@
  * secret is ever captured; old states keep working with new package versions.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { nameKey } from "../provider/core.js";
-import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
 
 const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
 
@@ -36,27 +34,4 @@ function newShim(exportName: string): pulumi.dynamic.ResourceProvider {
     update: (id, olds, news) => load().update!(id, olds, news),
     delete: (id, props) => load().delete!(id, props),
   };
-}
-
-/**
- * The property bag of a resource: the program's inputs (those of `table`, taken from `args`; an
- * input the SDK takes in another form is the class's to add), every output the provider fills, and
- * the logical name.
- */
-export function resourceProps(table: ResourceTable, name: string, args: object): Record<string, unknown> {
-  const given = args as Record<string, unknown>;
-  const props: Record<string, unknown> = {};
-  for (const input of programInputs(table)) if (table.fields[input]?.sdk === undefined) props[input] = given[input];
-  for (const output of computedOutputs(table)) props[output] = undefined;
-  return { ...props, [nameKey]: name };
-}
-
-/** The options with the table's secret outputs added to `additionalSecretOutputs`. */
-export function resourceOptions(
-  table: ResourceTable,
-  opts: pulumi.CustomResourceOptions | undefined,
-): pulumi.CustomResourceOptions | undefined {
-  const secrets = secretOutputs(table);
-  if (secrets.length === 0) return opts;
-  return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets] };
 }

@@ -1,10 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { transcriptTable, type TranscriptStatus } from "../provider/resources/transcript/fields.js";
-import { providerShim, resourceOptions, resourceProps } from "./shim.js";
+import { TableResource } from "./resource.js";
 
 export type { TranscriptStatus };
-
-const provider = providerShim("transcriptProvider");
 
 export interface TranscriptArgs {
   /**
@@ -76,7 +74,7 @@ export interface TranscriptArgs {
  * });
  * export const text = talk.text;
  */
-export class Transcript extends pulumi.dynamic.Resource {
+export class Transcript extends TableResource {
   /** The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id. */
   declare public readonly transcriptId: pulumi.Output<string>;
   /** `queued`, `processing`, `done` or `error`. */
@@ -115,17 +113,9 @@ export class Transcript extends pulumi.dynamic.Resource {
   declare public readonly timeoutMinutes: pulumi.Output<number>;
 
   constructor(name: string, args: TranscriptArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      {
-        ...resourceProps(transcriptTable, name, args),
-        sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
-      },
-      resourceOptions(transcriptTable, opts),
-      "cloudplatform",
-      "Transcript",
-    );
+    super(transcriptTable, name, args, opts, {
+      sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
+    });
   }
 }
 
