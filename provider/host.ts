@@ -104,9 +104,9 @@ export class Host {
     return this.cached.client;
   }
 
-  async check({ core, name }: Call, olds: Props, news: Props): Promise<CheckResult<Props>> {
-    return this.run({ core, name }, undefined, (ctx) => {
-      const result = core.check(ctx, Object.keys(olds).length === 0 ? undefined : olds, news);
+  async check(call: Call, olds: Props, news: Props): Promise<CheckResult<Props>> {
+    return this.run(call, undefined, (ctx) => {
+      const result = call.core.check(ctx, Object.keys(olds).length === 0 ? undefined : olds, news);
       const failures = result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) }));
       return { inputs: result.inputs as Props, failures };
     });
@@ -124,10 +124,10 @@ export class Host {
   }
 
   /** `importing`: the engine holds no state yet (`pulumi import`); the core's import rules say where read starts. */
-  async read({ core, name }: Call, id: string, state: Props, importing = false): Promise<ReadAnswer | undefined> {
-    return this.run({ core, name }, undefined, async (ctx) => {
-      const target = importing ? importTarget(core, id) : { id: coreId(core, id), state };
-      const result = await core.read(ctx, target.id, target.state);
+  async read(call: Call, id: string, state: Props, importing = false): Promise<ReadAnswer | undefined> {
+    return this.run(call, undefined, async (ctx) => {
+      const target = importing ? importTarget(call.core, id) : { id: coreId(call.core, id), state };
+      const result = await call.core.read(ctx, target.id, target.state);
       if (result.id === undefined || result.id === "") return undefined;
       const outs = (result.outs ?? target.state) as object;
       return { id: result.id, outs, ...(result.inputs === undefined ? {} : { inputs: result.inputs as object }) };

@@ -11,17 +11,17 @@ import { CloudPlatformError, PartialCreateError, TranscriptFailedError } from ".
 import { createTranscriptCore } from "../../provider/resources/transcript/index.js";
 import { closePools } from "../../provider/client.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
-import { Host } from "../../provider/host.js";
+import type { Host } from "../../provider/host.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/resources/transcript/fields.js";
-import { quiet } from "./support.js";
+import { testHost } from "./support.js";
 
 const api = "http://api.cloudplatform.test";
 const apiKey = "cp-testkey_0123456789";
 const uploadToken = "tok_SECRET_upload_7c1f";
 
-/** A host configured for the mocked API, on `clock`, with fast retries. */
+/** A host configured for the mocked API, on `clock` (its client's waits too), with fast retries. */
 function host(clock: Clock = fakeClock()): Host {
-  const h = new Host({ logger: quiet, clock, client: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+  const h = testHost({ clock, client: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
   h.configure({ "cloudplatform:baseUrl": api, "cloudplatform:apiKey": apiKey });
   return h;
 }
