@@ -32,6 +32,7 @@ export const errorCodes = [
   "CLOUDPLATFORM_UPLOAD_FAILED",
   "CLOUDPLATFORM_TRANSCRIPT_FAILED",
   "CLOUDPLATFORM_TRANSCRIPT_DEADLINE",
+  "CLOUDPLATFORM_NODE_UNSUPPORTED",
 ] as const;
 
 export type ErrorCode =
@@ -245,6 +246,15 @@ export class TranscriptDeadlineError extends CloudPlatformError {
       "The job keeps running on the platform and no new job will be paid for. Raise `timeoutMinutes` if needed.",
     );
   }
+}
+
+/**
+ * The Node.js running the plugin executable is older than the provider supports. The launcher
+ * (plugin/launcher.ts) writes this message itself, loading nothing before its version check; a unit
+ * test keeps its text equal to this class's.
+ */
+export class NodeUnsupportedError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_NODE_UNSUPPORTED";
 }
 
 /** True when `err` is one of our errors with the given code. */

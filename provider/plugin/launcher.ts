@@ -21,22 +21,33 @@ function parts(version: string): number[] {
     .map((p) => Number.parseInt(p, 10) || 0);
 }
 
-/** Why this Node cannot run the provider, or undefined when it can. */
-export function nodeVersionProblem(version: string, execPath: string): string | undefined {
+/** What failed and what to do, when this Node cannot run the provider; undefined when it can. */
+export function nodeVersionParts(version: string, execPath: string): { what: string; todo: string } | undefined {
   const have = parts(version);
   const need = parts(minimumNodeVersion);
   for (let i = 0; i < 3; i++) {
     if ((have[i] ?? 0) > (need[i] ?? 0)) return undefined;
     if ((have[i] ?? 0) < (need[i] ?? 0)) {
-      return (
-        `pulumi-resource-cloudplatform: Node.js ${version.replace(/^v?/, "v")} (${execPath}) is too old ` +
-        `(CLOUDPLATFORM_NODE_UNSUPPORTED): the provider needs Node.js >= ${minimumNodeVersion}. ` +
-        "Install Node.js 22 or newer (24 LTS recommended) and put its bin folder first on the PATH " +
-        "the Pulumi CLI runs with."
-      );
+      return {
+        what:
+          `pulumi-resource-cloudplatform: Node.js ${version.replace(/^v?/, "v")} (${execPath}) is too old: ` +
+          `the provider needs Node.js >= ${minimumNodeVersion}`,
+        todo:
+          "Install Node.js 22 or newer (24 LTS recommended) and put its bin folder first on the PATH " +
+          "the Pulumi CLI runs with.",
+      };
     }
   }
   return undefined;
+}
+
+/**
+ * Why this Node cannot run the provider, or undefined when it can. The shape of every provider
+ * error (`<what failed> (<code>). <what to do>`, errors.ts), written here by hand: see above.
+ */
+export function nodeVersionProblem(version: string, execPath: string): string | undefined {
+  const problem = nodeVersionParts(version, execPath);
+  return problem && `${problem.what} (CLOUDPLATFORM_NODE_UNSUPPORTED). ${problem.todo}`;
 }
 
 if (require.main === module) {

@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { minimumNodeVersion, nodeVersionProblem } from "../../provider/plugin/launcher.js";
+import { NodeUnsupportedError } from "../../provider/errors.js";
+import { minimumNodeVersion, nodeVersionParts, nodeVersionProblem } from "../../provider/plugin/launcher.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -22,6 +23,14 @@ describe("launcher: nodeVersionProblem", () => {
       expect(problem).toContain("needs Node.js >= 22.19.0");
       expect(problem).toContain("put its bin folder first on the PATH");
     }
+  });
+
+  it("writes the message every provider error has, as NodeUnsupportedError would", () => {
+    const parts = nodeVersionParts("20.19.2", "/usr/bin/node");
+    expect(parts).toBeDefined();
+    expect(nodeVersionProblem("20.19.2", "/usr/bin/node")).toBe(
+      new NodeUnsupportedError(parts!.what, parts!.todo).message,
+    );
   });
 
   it("asks for the Node version package.json's engines names", () => {
