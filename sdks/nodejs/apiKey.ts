@@ -35,15 +35,15 @@ export class ApiKey extends pulumi.CustomResource {
     }
 
     /**
-     * Creation time (RFC 3339), when the API reports it.
+     * When the platform created the key, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The API key.
+     * The key, `<prefix>-<rest>` (secret).
      */
     declare public /*out*/ readonly key: pulumi.Output<string>;
     /**
-     * Any change to this map rotates the secret in place (new value, same resource).
+     * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
      */
     declare public readonly rotateWhenChanged: pulumi.Output<{[key: string]: string} | undefined>;
 
@@ -78,7 +78,7 @@ export class ApiKey extends pulumi.CustomResource {
  */
 export interface ApiKeyArgs {
     /**
-     * Any change to this map rotates the secret in place (new value, same resource).
+     * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
      */
     rotateWhenChanged?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
 }

@@ -35,39 +35,39 @@ export class Bucket extends pulumi.CustomResource {
     }
 
     /**
-     * Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
+    declare public readonly adopt: pulumi.Output<boolean>;
     /**
      * True when create adopted an existing bucket.
      */
-    declare public /*out*/ readonly adopted: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly adopted: pulumi.Output<boolean>;
     /**
-     * The platform's bucket id.
+     * The platform's bucket id (`{bucketId}` in API paths).
      */
     declare public /*out*/ readonly bucketId: pulumi.Output<string>;
     /**
-     * Creation time (RFC 3339), when the API reports it.
+     * When the platform created the bucket, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+     * When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
      */
-    declare public readonly forceDestroy: pulumi.Output<boolean | undefined>;
+    declare public readonly forceDestroy: pulumi.Output<boolean>;
     /**
-     * The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+     * The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
      */
     declare public readonly name: pulumi.Output<string>;
     /**
-     * The S3 region; always `us-east-1`.
+     * Always `us-east-1`.
      */
-    declare public /*out*/ readonly region: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly region: pulumi.Output<string>;
     /**
      * The S3 endpoint (`cloudplatform:s3Url`).
      */
-    declare public /*out*/ readonly s3Endpoint: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly s3Endpoint: pulumi.Output<string>;
     /**
-     * Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+     * `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
      */
     declare public readonly storageClass: pulumi.Output<string>;
 
@@ -103,6 +103,8 @@ export class Bucket extends pulumi.CustomResource {
             resourceInputs["storageClass"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const replaceOnChanges = { replaceOnChanges: ["name", "storageClass"] };
+        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Bucket.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -112,19 +114,19 @@ export class Bucket extends pulumi.CustomResource {
  */
 export interface BucketArgs {
     /**
-     * Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**
-     * Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+     * When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
      */
     forceDestroy?: pulumi.Input<boolean | undefined>;
     /**
-     * The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+     * The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
      */
     name?: pulumi.Input<string | undefined>;
     /**
-     * Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+     * `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
      */
     storageClass?: pulumi.Input<string | undefined>;
 }

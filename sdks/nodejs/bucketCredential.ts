@@ -35,39 +35,39 @@ export class BucketCredential extends pulumi.CustomResource {
     }
 
     /**
-     * The S3 access key id (also the resource id).
+     * Public half of the pair; also the resource id. Stable across regenerations.
      */
     declare public /*out*/ readonly accessKeyId: pulumi.Output<string>;
     /**
-     * Whether the credential works. Defaults to true.
+     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
      */
     declare public readonly active: pulumi.Output<boolean>;
     /**
-     * The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+     * The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
      */
     declare public readonly bucketId: pulumi.Output<string>;
     /**
-     * The bucket's name, as S3 clients need it.
+     * The S3 bucket name.
      */
-    declare public /*out*/ readonly bucketName: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly bucketName: pulumi.Output<string>;
     /**
-     * Creation time (RFC 3339), when the API reports it.
+     * When the platform created the credential, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The S3 region; always `us-east-1`.
+     * Always `us-east-1`.
      */
-    declare public /*out*/ readonly region: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly region: pulumi.Output<string>;
     /**
-     * Any change to this map rotates the secret in place (new value, same resource).
+     * Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
      */
     declare public readonly rotateWhenChanged: pulumi.Output<{[key: string]: string} | undefined>;
     /**
      * The S3 endpoint (`cloudplatform:s3Url`).
      */
-    declare public /*out*/ readonly s3Endpoint: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly s3Endpoint: pulumi.Output<string>;
     /**
-     * The S3 secret access key.
+     * Secret half (a Pulumi secret); an imported credential has none until rotated.
      */
     declare public /*out*/ readonly secretAccessKey: pulumi.Output<string | undefined>;
 
@@ -108,6 +108,8 @@ export class BucketCredential extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["secretAccessKey"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
+        const replaceOnChanges = { replaceOnChanges: ["bucketId"] };
+        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BucketCredential.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -117,15 +119,15 @@ export class BucketCredential extends pulumi.CustomResource {
  */
 export interface BucketCredentialArgs {
     /**
-     * Whether the credential works. Defaults to true.
+     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
      */
     active?: pulumi.Input<boolean | undefined>;
     /**
-     * The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+     * The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
      */
     bucketId: pulumi.Input<string>;
     /**
-     * Any change to this map rotates the secret in place (new value, same resource).
+     * Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
      */
     rotateWhenChanged?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
 }

@@ -35,19 +35,19 @@ export class DnsZone extends pulumi.CustomResource {
     }
 
     /**
-     * Creation time (RFC 3339), when the API reports it.
+     * When the platform created the zone, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The zone's domain name, e.g. "example.com".
+     * The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
      */
     declare public readonly name: pulumi.Output<string>;
     /**
-     * The nameservers to delegate the domain to.
+     * Name servers to delegate the domain to.
      */
     declare public /*out*/ readonly nameservers: pulumi.Output<string[]>;
     /**
-     * The zone's status as the API reports it.
+     * As the API reports it, e.g. `active`.
      */
     declare public /*out*/ readonly status: pulumi.Output<string | undefined>;
     /**
@@ -82,6 +82,8 @@ export class DnsZone extends pulumi.CustomResource {
             resourceInputs["zoneId"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const replaceOnChanges = { replaceOnChanges: ["name"] };
+        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(DnsZone.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -91,7 +93,7 @@ export class DnsZone extends pulumi.CustomResource {
  */
 export interface DnsZoneArgs {
     /**
-     * The zone's domain name, e.g. "example.com".
+     * The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
      */
     name: pulumi.Input<string>;
 }

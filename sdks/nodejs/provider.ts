@@ -50,23 +50,23 @@ export class Provider extends pulumi.ProviderResource {
  */
 export interface ProviderArgs {
     /**
-     * Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+     * Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
      */
     apiKey?: pulumi.Input<string | undefined>;
     /**
-     * Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+     * Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
      */
     apiUrl?: pulumi.Input<string | undefined>;
     /**
-     * Management API address (or CLOUDPLATFORM_BASE_URL).
+     * Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
      */
     baseUrl?: pulumi.Input<string | undefined>;
     /**
-     * S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+     * S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
      */
     s3Url?: pulumi.Input<string | undefined>;
     /**
-     * Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+     * Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
      */
     token?: pulumi.Input<string | undefined>;
 }

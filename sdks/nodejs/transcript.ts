@@ -35,79 +35,79 @@ export class Transcript extends pulumi.CustomResource {
     }
 
     /**
-     * Duration of the media.
+     * Length of the media in seconds, once the platform knows it.
      */
     declare public /*out*/ readonly audioDurationSeconds: pulumi.Output<number | undefined>;
     /**
-     * When the job ended.
+     * When the job ended, when the platform says.
      */
     declare public /*out*/ readonly completedAt: pulumi.Output<string | undefined>;
     /**
-     * Creation time (RFC 3339), when the API reports it.
+     * When the platform created the job, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The language the platform reports.
+     * The language the platform reports (detected when `language` is `auto`).
      */
     declare public /*out*/ readonly detectedLanguage: pulumi.Output<string | undefined>;
     /**
-     * Error code of a failed job.
+     * The platform's error code when `status` is `error` (e.g. `insufficient_balance`).
      */
     declare public /*out*/ readonly errorCode: pulumi.Output<string | undefined>;
     /**
-     * Error message of a failed job.
+     * The platform's error message when `status` is `error`.
      */
     declare public /*out*/ readonly errorMessage: pulumi.Output<string | undefined>;
     /**
-     * Set once a refresh found the result gone after the 7-day retention.
+     * When a refresh first found the result gone from the platform (after its 7-day retention).
      */
     declare public /*out*/ readonly expiredAt: pulumi.Output<string | undefined>;
     /**
-     * What is heard → how it is written.
+     * Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
      */
     declare public readonly glossary: pulumi.Output<{[key: string]: string} | undefined>;
     /**
-     * ISO 639-1 code such as "en", or "auto" (default).
+     * `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
      */
     declare public readonly language: pulumi.Output<string>;
     /**
-     * Price of the job in US dollars.
+     * The price the spec implies, `ceil(seconds / 60) * 0.02 / 60` US$, once the duration is known.
      */
     declare public /*out*/ readonly priceUsd: pulumi.Output<number | undefined>;
     /**
-     * sha256 of the source file; a change re-runs the job.
+     * sha256 of the source file's content, computed at preview; a change starts a new job.
      */
     declare public /*out*/ readonly sourceHash: pulumi.Output<string | undefined>;
     /**
-     * Local media file (relative paths start from the program directory), uploaded before the job starts.
+     * The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
      */
     declare public readonly sourcePath: pulumi.Output<string | undefined>;
     /**
-     * queued, processing, done or error.
+     * `queued`, `processing`, `done` or `error`.
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
     /**
-     * The transcript text.
+     * The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
      */
     declare public /*out*/ readonly text: pulumi.Output<string | undefined>;
     /**
-     * How long to wait for the job before keeping it as partial state.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
      */
-    declare public readonly timeoutMinutes: pulumi.Output<number | undefined>;
+    declare public readonly timeoutMinutes: pulumi.Output<number>;
     /**
-     * The platform's transcript id.
+     * The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
      */
     declare public /*out*/ readonly transcriptId: pulumi.Output<string>;
     /**
-     * Public http(s) URL of the audio or video.
+     * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
      */
     declare public readonly url: pulumi.Output<string | undefined>;
     /**
-     * Wait for the job to finish during `pulumi up`. Defaults to true.
+     * True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
      */
-    declare public readonly waitForCompletion: pulumi.Output<boolean | undefined>;
+    declare public readonly waitForCompletion: pulumi.Output<boolean>;
     /**
-     * URL the platform calls when the job ends.
+     * Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
      */
     declare public readonly webhookUrl: pulumi.Output<string | undefined>;
 
@@ -163,6 +163,8 @@ export class Transcript extends pulumi.CustomResource {
             resourceInputs["webhookUrl"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const replaceOnChanges = { replaceOnChanges: ["glossary.*", "language", "sourceHash", "url"] };
+        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Transcript.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -172,31 +174,31 @@ export class Transcript extends pulumi.CustomResource {
  */
 export interface TranscriptArgs {
     /**
-     * What is heard → how it is written.
+     * Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
      */
     glossary?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
-     * ISO 639-1 code such as "en", or "auto" (default).
+     * `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
      */
     language?: pulumi.Input<string | undefined>;
     /**
-     * Local media file (relative paths start from the program directory), uploaded before the job starts.
+     * The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
      */
     sourcePath?: pulumi.Input<string | undefined>;
     /**
-     * How long to wait for the job before keeping it as partial state.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
      */
     timeoutMinutes?: pulumi.Input<number | undefined>;
     /**
-     * Public http(s) URL of the audio or video.
+     * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
      */
     url?: pulumi.Input<string | undefined>;
     /**
-     * Wait for the job to finish during `pulumi up`. Defaults to true.
+     * True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
      */
     waitForCompletion?: pulumi.Input<boolean | undefined>;
     /**
-     * URL the platform calls when the job ends.
+     * Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
      */
     webhookUrl?: pulumi.Input<string | undefined>;
 }

@@ -15,11 +15,11 @@ import (
 type ApiKey struct {
 	pulumi.CustomResourceState
 
-	// Creation time (RFC 3339), when the API reports it.
+	// When the platform created the key, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The API key.
+	// The key, `<prefix>-<rest>` (secret).
 	Key pulumi.StringOutput `pulumi:"key"`
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 	RotateWhenChanged pulumi.StringMapOutput `pulumi:"rotateWhenChanged"`
 }
 
@@ -67,13 +67,13 @@ func (ApiKeyState) ElementType() reflect.Type {
 }
 
 type apiKeyArgs struct {
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 	RotateWhenChanged map[string]string `pulumi:"rotateWhenChanged"`
 }
 
 // The set of arguments for constructing a ApiKey resource.
 type ApiKeyArgs struct {
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 	RotateWhenChanged pulumi.StringMapInput
 }
 
@@ -114,17 +114,17 @@ func (o ApiKeyOutput) ToApiKeyOutputWithContext(ctx context.Context) ApiKeyOutpu
 	return o
 }
 
-// Creation time (RFC 3339), when the API reports it.
+// When the platform created the key, when it says.
 func (o ApiKeyOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The API key.
+// The key, `<prefix>-<rest>` (secret).
 func (o ApiKeyOutput) Key() pulumi.StringOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringOutput { return v.Key }).(pulumi.StringOutput)
 }
 
-// Any change to this map rotates the secret in place (new value, same resource).
+// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 func (o ApiKeyOutput) RotateWhenChanged() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringMapOutput { return v.RotateWhenChanged }).(pulumi.StringMapOutput)
 }

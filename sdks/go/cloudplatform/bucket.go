@@ -15,23 +15,23 @@ import (
 type Bucket struct {
 	pulumi.CustomResourceState
 
-	// Take over an existing bucket of this name in the project instead of failing. Defaults to false.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	Adopt pulumi.BoolOutput `pulumi:"adopt"`
 	// True when create adopted an existing bucket.
-	Adopted pulumi.BoolPtrOutput `pulumi:"adopted"`
-	// The platform's bucket id.
+	Adopted pulumi.BoolOutput `pulumi:"adopted"`
+	// The platform's bucket id (`{bucketId}` in API paths).
 	BucketId pulumi.StringOutput `pulumi:"bucketId"`
-	// Creation time (RFC 3339), when the API reports it.
+	// When the platform created the bucket, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
-	ForceDestroy pulumi.BoolPtrOutput `pulumi:"forceDestroy"`
-	// The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
+	ForceDestroy pulumi.BoolOutput `pulumi:"forceDestroy"`
+	// The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// The S3 region; always `us-east-1`.
-	Region pulumi.StringPtrOutput `pulumi:"region"`
+	// Always `us-east-1`.
+	Region pulumi.StringOutput `pulumi:"region"`
 	// The S3 endpoint (`cloudplatform:s3Url`).
-	S3Endpoint pulumi.StringPtrOutput `pulumi:"s3Endpoint"`
-	// Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+	S3Endpoint pulumi.StringOutput `pulumi:"s3Endpoint"`
+	// `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
 	StorageClass pulumi.StringOutput `pulumi:"storageClass"`
 }
 
@@ -42,6 +42,11 @@ func NewBucket(ctx *pulumi.Context,
 		args = &BucketArgs{}
 	}
 
+	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"name",
+		"storageClass",
+	})
+	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Bucket
 	err := ctx.RegisterResource("cloudplatform:index:Bucket", name, args, &resource, opts...)
@@ -75,25 +80,25 @@ func (BucketState) ElementType() reflect.Type {
 }
 
 type bucketArgs struct {
-	// Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt *bool `pulumi:"adopt"`
-	// Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy *bool `pulumi:"forceDestroy"`
-	// The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+	// The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
 	Name *string `pulumi:"name"`
-	// Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+	// `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
 	StorageClass *string `pulumi:"storageClass"`
 }
 
 // The set of arguments for constructing a Bucket resource.
 type BucketArgs struct {
-	// Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolPtrInput
-	// Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy pulumi.BoolPtrInput
-	// The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+	// The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
 	Name pulumi.StringPtrInput
-	// Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+	// `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
 	StorageClass pulumi.StringPtrInput
 }
 
@@ -134,47 +139,47 @@ func (o BucketOutput) ToBucketOutputWithContext(ctx context.Context) BucketOutpu
 	return o
 }
 
-// Take over an existing bucket of this name in the project instead of failing. Defaults to false.
-func (o BucketOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Bucket) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
+// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+func (o BucketOutput) Adopt() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Bucket) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }
 
 // True when create adopted an existing bucket.
-func (o BucketOutput) Adopted() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Bucket) pulumi.BoolPtrOutput { return v.Adopted }).(pulumi.BoolPtrOutput)
+func (o BucketOutput) Adopted() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Bucket) pulumi.BoolOutput { return v.Adopted }).(pulumi.BoolOutput)
 }
 
-// The platform's bucket id.
+// The platform's bucket id (`{bucketId}` in API paths).
 func (o BucketOutput) BucketId() pulumi.StringOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.BucketId }).(pulumi.StringOutput)
 }
 
-// Creation time (RFC 3339), when the API reports it.
+// When the platform created the bucket, when it says.
 func (o BucketOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
-func (o BucketOutput) ForceDestroy() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Bucket) pulumi.BoolPtrOutput { return v.ForceDestroy }).(pulumi.BoolPtrOutput)
+// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
+func (o BucketOutput) ForceDestroy() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Bucket) pulumi.BoolOutput { return v.ForceDestroy }).(pulumi.BoolOutput)
 }
 
-// The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+// The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
 func (o BucketOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// The S3 region; always `us-east-1`.
-func (o BucketOutput) Region() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Bucket) pulumi.StringPtrOutput { return v.Region }).(pulumi.StringPtrOutput)
+// Always `us-east-1`.
+func (o BucketOutput) Region() pulumi.StringOutput {
+	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.Region }).(pulumi.StringOutput)
 }
 
 // The S3 endpoint (`cloudplatform:s3Url`).
-func (o BucketOutput) S3Endpoint() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Bucket) pulumi.StringPtrOutput { return v.S3Endpoint }).(pulumi.StringPtrOutput)
+func (o BucketOutput) S3Endpoint() pulumi.StringOutput {
+	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.S3Endpoint }).(pulumi.StringOutput)
 }
 
-// Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+// `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
 func (o BucketOutput) StorageClass() pulumi.StringOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.StorageClass }).(pulumi.StringOutput)
 }

@@ -16,23 +16,23 @@ import (
 type BucketCredential struct {
 	pulumi.CustomResourceState
 
-	// The S3 access key id (also the resource id).
+	// Public half of the pair; also the resource id. Stable across regenerations.
 	AccessKeyId pulumi.StringOutput `pulumi:"accessKeyId"`
-	// Whether the credential works. Defaults to true.
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
 	Active pulumi.BoolOutput `pulumi:"active"`
-	// The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId pulumi.StringOutput `pulumi:"bucketId"`
-	// The bucket's name, as S3 clients need it.
-	BucketName pulumi.StringPtrOutput `pulumi:"bucketName"`
-	// Creation time (RFC 3339), when the API reports it.
+	// The S3 bucket name.
+	BucketName pulumi.StringOutput `pulumi:"bucketName"`
+	// When the platform created the credential, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The S3 region; always `us-east-1`.
-	Region pulumi.StringPtrOutput `pulumi:"region"`
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Always `us-east-1`.
+	Region pulumi.StringOutput `pulumi:"region"`
+	// Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
 	RotateWhenChanged pulumi.StringMapOutput `pulumi:"rotateWhenChanged"`
 	// The S3 endpoint (`cloudplatform:s3Url`).
-	S3Endpoint pulumi.StringPtrOutput `pulumi:"s3Endpoint"`
-	// The S3 secret access key.
+	S3Endpoint pulumi.StringOutput `pulumi:"s3Endpoint"`
+	// Secret half (a Pulumi secret); an imported credential has none until rotated.
 	SecretAccessKey pulumi.StringPtrOutput `pulumi:"secretAccessKey"`
 }
 
@@ -50,6 +50,10 @@ func NewBucketCredential(ctx *pulumi.Context,
 		"secretAccessKey",
 	})
 	opts = append(opts, secrets)
+	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"bucketId",
+	})
+	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource BucketCredential
 	err := ctx.RegisterResource("cloudplatform:index:BucketCredential", name, args, &resource, opts...)
@@ -83,21 +87,21 @@ func (BucketCredentialState) ElementType() reflect.Type {
 }
 
 type bucketCredentialArgs struct {
-	// Whether the credential works. Defaults to true.
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
 	Active *bool `pulumi:"active"`
-	// The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId string `pulumi:"bucketId"`
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
 	RotateWhenChanged map[string]string `pulumi:"rotateWhenChanged"`
 }
 
 // The set of arguments for constructing a BucketCredential resource.
 type BucketCredentialArgs struct {
-	// Whether the credential works. Defaults to true.
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
 	Active pulumi.BoolPtrInput
-	// The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId pulumi.StringInput
-	// Any change to this map rotates the secret in place (new value, same resource).
+	// Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
 	RotateWhenChanged pulumi.StringMapInput
 }
 
@@ -138,47 +142,47 @@ func (o BucketCredentialOutput) ToBucketCredentialOutputWithContext(ctx context.
 	return o
 }
 
-// The S3 access key id (also the resource id).
+// Public half of the pair; also the resource id. Stable across regenerations.
 func (o BucketCredentialOutput) AccessKeyId() pulumi.StringOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.AccessKeyId }).(pulumi.StringOutput)
 }
 
-// Whether the credential works. Defaults to true.
+// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
 func (o BucketCredentialOutput) Active() pulumi.BoolOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.BoolOutput { return v.Active }).(pulumi.BoolOutput)
 }
 
-// The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 func (o BucketCredentialOutput) BucketId() pulumi.StringOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.BucketId }).(pulumi.StringOutput)
 }
 
-// The bucket's name, as S3 clients need it.
-func (o BucketCredentialOutput) BucketName() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.BucketName }).(pulumi.StringPtrOutput)
+// The S3 bucket name.
+func (o BucketCredentialOutput) BucketName() pulumi.StringOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.BucketName }).(pulumi.StringOutput)
 }
 
-// Creation time (RFC 3339), when the API reports it.
+// When the platform created the credential, when it says.
 func (o BucketCredentialOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The S3 region; always `us-east-1`.
-func (o BucketCredentialOutput) Region() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.Region }).(pulumi.StringPtrOutput)
+// Always `us-east-1`.
+func (o BucketCredentialOutput) Region() pulumi.StringOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.Region }).(pulumi.StringOutput)
 }
 
-// Any change to this map rotates the secret in place (new value, same resource).
+// Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
 func (o BucketCredentialOutput) RotateWhenChanged() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringMapOutput { return v.RotateWhenChanged }).(pulumi.StringMapOutput)
 }
 
 // The S3 endpoint (`cloudplatform:s3Url`).
-func (o BucketCredentialOutput) S3Endpoint() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.S3Endpoint }).(pulumi.StringPtrOutput)
+func (o BucketCredentialOutput) S3Endpoint() pulumi.StringOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.S3Endpoint }).(pulumi.StringOutput)
 }
 
-// The S3 secret access key.
+// Secret half (a Pulumi secret); an imported credential has none until rotated.
 func (o BucketCredentialOutput) SecretAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretAccessKey }).(pulumi.StringPtrOutput)
 }

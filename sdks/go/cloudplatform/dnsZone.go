@@ -16,13 +16,13 @@ import (
 type DnsZone struct {
 	pulumi.CustomResourceState
 
-	// Creation time (RFC 3339), when the API reports it.
+	// When the platform created the zone, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The zone's domain name, e.g. "example.com".
+	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name pulumi.StringOutput `pulumi:"name"`
-	// The nameservers to delegate the domain to.
+	// Name servers to delegate the domain to.
 	Nameservers pulumi.StringArrayOutput `pulumi:"nameservers"`
-	// The zone's status as the API reports it.
+	// As the API reports it, e.g. `active`.
 	Status pulumi.StringPtrOutput `pulumi:"status"`
 	// The platform's zone id.
 	ZoneId pulumi.StringOutput `pulumi:"zoneId"`
@@ -38,6 +38,10 @@ func NewDnsZone(ctx *pulumi.Context,
 	if args.Name == nil {
 		return nil, errors.New("invalid value for required argument 'Name'")
 	}
+	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"name",
+	})
+	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource DnsZone
 	err := ctx.RegisterResource("cloudplatform:index:DnsZone", name, args, &resource, opts...)
@@ -71,13 +75,13 @@ func (DnsZoneState) ElementType() reflect.Type {
 }
 
 type dnsZoneArgs struct {
-	// The zone's domain name, e.g. "example.com".
+	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a DnsZone resource.
 type DnsZoneArgs struct {
-	// The zone's domain name, e.g. "example.com".
+	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name pulumi.StringInput
 }
 
@@ -118,22 +122,22 @@ func (o DnsZoneOutput) ToDnsZoneOutputWithContext(ctx context.Context) DnsZoneOu
 	return o
 }
 
-// Creation time (RFC 3339), when the API reports it.
+// When the platform created the zone, when it says.
 func (o DnsZoneOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The zone's domain name, e.g. "example.com".
+// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 func (o DnsZoneOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// The nameservers to delegate the domain to.
+// Name servers to delegate the domain to.
 func (o DnsZoneOutput) Nameservers() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.StringArrayOutput { return v.Nameservers }).(pulumi.StringArrayOutput)
 }
 
-// The zone's status as the API reports it.
+// As the API reports it, e.g. `active`.
 func (o DnsZoneOutput) Status() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.StringPtrOutput { return v.Status }).(pulumi.StringPtrOutput)
 }

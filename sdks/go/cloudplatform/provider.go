@@ -39,29 +39,29 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
-	// Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+	// Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
 	ApiKey *string `pulumi:"apiKey"`
-	// Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+	// Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
 	ApiUrl *string `pulumi:"apiUrl"`
-	// Management API address (or CLOUDPLATFORM_BASE_URL).
+	// Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 	BaseUrl *string `pulumi:"baseUrl"`
-	// S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+	// S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 	S3Url *string `pulumi:"s3Url"`
-	// Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+	// Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
 	Token *string `pulumi:"token"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
-	// Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+	// Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
 	ApiKey pulumi.StringPtrInput
-	// Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+	// Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
 	ApiUrl pulumi.StringPtrInput
-	// Management API address (or CLOUDPLATFORM_BASE_URL).
+	// Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 	BaseUrl pulumi.StringPtrInput
-	// S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+	// S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 	S3Url pulumi.StringPtrInput
-	// Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+	// Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
 	Token pulumi.StringPtrInput
 }
 

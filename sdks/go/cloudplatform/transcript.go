@@ -15,43 +15,43 @@ import (
 type Transcript struct {
 	pulumi.CustomResourceState
 
-	// Duration of the media.
+	// Length of the media in seconds, once the platform knows it.
 	AudioDurationSeconds pulumi.Float64PtrOutput `pulumi:"audioDurationSeconds"`
-	// When the job ended.
+	// When the job ended, when the platform says.
 	CompletedAt pulumi.StringPtrOutput `pulumi:"completedAt"`
-	// Creation time (RFC 3339), when the API reports it.
+	// When the platform created the job, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The language the platform reports.
+	// The language the platform reports (detected when `language` is `auto`).
 	DetectedLanguage pulumi.StringPtrOutput `pulumi:"detectedLanguage"`
-	// Error code of a failed job.
+	// The platform's error code when `status` is `error` (e.g. `insufficient_balance`).
 	ErrorCode pulumi.StringPtrOutput `pulumi:"errorCode"`
-	// Error message of a failed job.
+	// The platform's error message when `status` is `error`.
 	ErrorMessage pulumi.StringPtrOutput `pulumi:"errorMessage"`
-	// Set once a refresh found the result gone after the 7-day retention.
+	// When a refresh first found the result gone from the platform (after its 7-day retention).
 	ExpiredAt pulumi.StringPtrOutput `pulumi:"expiredAt"`
-	// What is heard → how it is written.
+	// Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
 	Glossary pulumi.StringMapOutput `pulumi:"glossary"`
-	// ISO 639-1 code such as "en", or "auto" (default).
+	// `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
 	Language pulumi.StringOutput `pulumi:"language"`
-	// Price of the job in US dollars.
+	// The price the spec implies, `ceil(seconds / 60) * 0.02 / 60` US$, once the duration is known.
 	PriceUsd pulumi.Float64PtrOutput `pulumi:"priceUsd"`
-	// sha256 of the source file; a change re-runs the job.
+	// sha256 of the source file's content, computed at preview; a change starts a new job.
 	SourceHash pulumi.StringPtrOutput `pulumi:"sourceHash"`
-	// Local media file (relative paths start from the program directory), uploaded before the job starts.
+	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath pulumi.StringPtrOutput `pulumi:"sourcePath"`
-	// queued, processing, done or error.
+	// `queued`, `processing`, `done` or `error`.
 	Status pulumi.StringOutput `pulumi:"status"`
-	// The transcript text.
+	// The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
 	Text pulumi.StringPtrOutput `pulumi:"text"`
-	// How long to wait for the job before keeping it as partial state.
-	TimeoutMinutes pulumi.Float64PtrOutput `pulumi:"timeoutMinutes"`
-	// The platform's transcript id.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	TimeoutMinutes pulumi.Float64Output `pulumi:"timeoutMinutes"`
+	// The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
 	TranscriptId pulumi.StringOutput `pulumi:"transcriptId"`
-	// Public http(s) URL of the audio or video.
+	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url pulumi.StringPtrOutput `pulumi:"url"`
-	// Wait for the job to finish during `pulumi up`. Defaults to true.
-	WaitForCompletion pulumi.BoolPtrOutput `pulumi:"waitForCompletion"`
-	// URL the platform calls when the job ends.
+	// True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
+	WaitForCompletion pulumi.BoolOutput `pulumi:"waitForCompletion"`
+	// Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
 	WebhookUrl pulumi.StringPtrOutput `pulumi:"webhookUrl"`
 }
 
@@ -62,6 +62,13 @@ func NewTranscript(ctx *pulumi.Context,
 		args = &TranscriptArgs{}
 	}
 
+	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"glossary.*",
+		"language",
+		"sourceHash",
+		"url",
+	})
+	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Transcript
 	err := ctx.RegisterResource("cloudplatform:index:Transcript", name, args, &resource, opts...)
@@ -95,37 +102,37 @@ func (TranscriptState) ElementType() reflect.Type {
 }
 
 type transcriptArgs struct {
-	// What is heard → how it is written.
+	// Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
 	Glossary map[string]string `pulumi:"glossary"`
-	// ISO 639-1 code such as "en", or "auto" (default).
+	// `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
 	Language *string `pulumi:"language"`
-	// Local media file (relative paths start from the program directory), uploaded before the job starts.
+	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath *string `pulumi:"sourcePath"`
-	// How long to wait for the job before keeping it as partial state.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
 	TimeoutMinutes *float64 `pulumi:"timeoutMinutes"`
-	// Public http(s) URL of the audio or video.
+	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url *string `pulumi:"url"`
-	// Wait for the job to finish during `pulumi up`. Defaults to true.
+	// True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
 	WaitForCompletion *bool `pulumi:"waitForCompletion"`
-	// URL the platform calls when the job ends.
+	// Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
 	WebhookUrl *string `pulumi:"webhookUrl"`
 }
 
 // The set of arguments for constructing a Transcript resource.
 type TranscriptArgs struct {
-	// What is heard → how it is written.
+	// Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
 	Glossary pulumi.StringMapInput
-	// ISO 639-1 code such as "en", or "auto" (default).
+	// `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
 	Language pulumi.StringPtrInput
-	// Local media file (relative paths start from the program directory), uploaded before the job starts.
+	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath pulumi.StringPtrInput
-	// How long to wait for the job before keeping it as partial state.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
 	TimeoutMinutes pulumi.Float64PtrInput
-	// Public http(s) URL of the audio or video.
+	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url pulumi.StringPtrInput
-	// Wait for the job to finish during `pulumi up`. Defaults to true.
+	// True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
 	WaitForCompletion pulumi.BoolPtrInput
-	// URL the platform calls when the job ends.
+	// Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
 	WebhookUrl pulumi.StringPtrInput
 }
 
@@ -166,97 +173,97 @@ func (o TranscriptOutput) ToTranscriptOutputWithContext(ctx context.Context) Tra
 	return o
 }
 
-// Duration of the media.
+// Length of the media in seconds, once the platform knows it.
 func (o TranscriptOutput) AudioDurationSeconds() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.Float64PtrOutput { return v.AudioDurationSeconds }).(pulumi.Float64PtrOutput)
 }
 
-// When the job ended.
+// When the job ended, when the platform says.
 func (o TranscriptOutput) CompletedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.CompletedAt }).(pulumi.StringPtrOutput)
 }
 
-// Creation time (RFC 3339), when the API reports it.
+// When the platform created the job, when it says.
 func (o TranscriptOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The language the platform reports.
+// The language the platform reports (detected when `language` is `auto`).
 func (o TranscriptOutput) DetectedLanguage() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.DetectedLanguage }).(pulumi.StringPtrOutput)
 }
 
-// Error code of a failed job.
+// The platform's error code when `status` is `error` (e.g. `insufficient_balance`).
 func (o TranscriptOutput) ErrorCode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.ErrorCode }).(pulumi.StringPtrOutput)
 }
 
-// Error message of a failed job.
+// The platform's error message when `status` is `error`.
 func (o TranscriptOutput) ErrorMessage() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.ErrorMessage }).(pulumi.StringPtrOutput)
 }
 
-// Set once a refresh found the result gone after the 7-day retention.
+// When a refresh first found the result gone from the platform (after its 7-day retention).
 func (o TranscriptOutput) ExpiredAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.ExpiredAt }).(pulumi.StringPtrOutput)
 }
 
-// What is heard → how it is written.
+// Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
 func (o TranscriptOutput) Glossary() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringMapOutput { return v.Glossary }).(pulumi.StringMapOutput)
 }
 
-// ISO 639-1 code such as "en", or "auto" (default).
+// `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
 func (o TranscriptOutput) Language() pulumi.StringOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringOutput { return v.Language }).(pulumi.StringOutput)
 }
 
-// Price of the job in US dollars.
+// The price the spec implies, `ceil(seconds / 60) * 0.02 / 60` US$, once the duration is known.
 func (o TranscriptOutput) PriceUsd() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.Float64PtrOutput { return v.PriceUsd }).(pulumi.Float64PtrOutput)
 }
 
-// sha256 of the source file; a change re-runs the job.
+// sha256 of the source file's content, computed at preview; a change starts a new job.
 func (o TranscriptOutput) SourceHash() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.SourceHash }).(pulumi.StringPtrOutput)
 }
 
-// Local media file (relative paths start from the program directory), uploaded before the job starts.
+// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 func (o TranscriptOutput) SourcePath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.SourcePath }).(pulumi.StringPtrOutput)
 }
 
-// queued, processing, done or error.
+// `queued`, `processing`, `done` or `error`.
 func (o TranscriptOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
 }
 
-// The transcript text.
+// The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
 func (o TranscriptOutput) Text() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.Text }).(pulumi.StringPtrOutput)
 }
 
-// How long to wait for the job before keeping it as partial state.
-func (o TranscriptOutput) TimeoutMinutes() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *Transcript) pulumi.Float64PtrOutput { return v.TimeoutMinutes }).(pulumi.Float64PtrOutput)
+// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+func (o TranscriptOutput) TimeoutMinutes() pulumi.Float64Output {
+	return o.ApplyT(func(v *Transcript) pulumi.Float64Output { return v.TimeoutMinutes }).(pulumi.Float64Output)
 }
 
-// The platform's transcript id.
+// The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
 func (o TranscriptOutput) TranscriptId() pulumi.StringOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringOutput { return v.TranscriptId }).(pulumi.StringOutput)
 }
 
-// Public http(s) URL of the audio or video.
+// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 func (o TranscriptOutput) Url() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.Url }).(pulumi.StringPtrOutput)
 }
 
-// Wait for the job to finish during `pulumi up`. Defaults to true.
-func (o TranscriptOutput) WaitForCompletion() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Transcript) pulumi.BoolPtrOutput { return v.WaitForCompletion }).(pulumi.BoolPtrOutput)
+// True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
+func (o TranscriptOutput) WaitForCompletion() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Transcript) pulumi.BoolOutput { return v.WaitForCompletion }).(pulumi.BoolOutput)
 }
 
-// URL the platform calls when the job ends.
+// Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
 func (o TranscriptOutput) WebhookUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.WebhookUrl }).(pulumi.StringPtrOutput)
 }

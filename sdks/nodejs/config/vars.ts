@@ -8,7 +8,7 @@ declare var exports: any;
 const __config = new pulumi.Config("cloudplatform");
 
 /**
- * Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+ * Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
  */
 export declare const apiKey: string | undefined;
 Object.defineProperty(exports, "apiKey", {
@@ -19,7 +19,7 @@ Object.defineProperty(exports, "apiKey", {
 });
 
 /**
- * Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+ * Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
  */
 export declare const apiUrl: string | undefined;
 Object.defineProperty(exports, "apiUrl", {
@@ -30,7 +30,7 @@ Object.defineProperty(exports, "apiUrl", {
 });
 
 /**
- * Management API address (or CLOUDPLATFORM_BASE_URL).
+ * Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
  */
 export declare const baseUrl: string | undefined;
 Object.defineProperty(exports, "baseUrl", {
@@ -41,7 +41,7 @@ Object.defineProperty(exports, "baseUrl", {
 });
 
 /**
- * S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+ * S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
  */
 export declare const s3Url: string | undefined;
 Object.defineProperty(exports, "s3Url", {
@@ -52,7 +52,7 @@ Object.defineProperty(exports, "s3Url", {
 });
 
 /**
- * Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+ * Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
  */
 export declare const token: string | undefined;
 Object.defineProperty(exports, "token", {

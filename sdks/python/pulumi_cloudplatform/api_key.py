@@ -23,7 +23,7 @@ class ApiKeyArgs:
         """
         The set of arguments for constructing a ApiKey resource.
 
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the secret in place (new value, same resource).
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
         """
         if rotate_when_changed is not None:
             pulumi.set(__self__, "rotate_when_changed", rotate_when_changed)
@@ -32,7 +32,7 @@ class ApiKeyArgs:
     @pulumi.getter(name="rotateWhenChanged")
     def rotate_when_changed(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Any change to this map rotates the secret in place (new value, same resource).
+        Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
         """
         return pulumi.get(self, "rotate_when_changed")
 
@@ -54,7 +54,7 @@ class ApiKey(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the secret in place (new value, same resource).
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
         """
         ...
     @overload
@@ -126,7 +126,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Creation time (RFC 3339), when the API reports it.
+        When the platform created the key, when it says.
         """
         return pulumi.get(self, "created_at")
 
@@ -134,7 +134,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter
     def key(self) -> pulumi.Output[_builtins.str]:
         """
-        The API key.
+        The key, `<prefix>-<rest>` (secret).
         """
         return pulumi.get(self, "key")
 
@@ -142,7 +142,7 @@ class ApiKey(pulumi.CustomResource):
     @pulumi.getter(name="rotateWhenChanged")
     def rotate_when_changed(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        Any change to this map rotates the secret in place (new value, same resource).
+        Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
         """
         return pulumi.get(self, "rotate_when_changed")
 

@@ -26,10 +26,10 @@ class BucketArgs:
         """
         The set of arguments for constructing a Bucket resource.
 
-        :param pulumi.Input[_builtins.bool] adopt: Take over an existing bucket of this name in the project instead of failing. Defaults to false.
-        :param pulumi.Input[_builtins.bool] force_destroy: Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
-        :param pulumi.Input[_builtins.str] name: The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
-        :param pulumi.Input[_builtins.str] storage_class: Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
+        :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
+        :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
         """
         if adopt is not None:
             pulumi.set(__self__, "adopt", adopt)
@@ -44,7 +44,7 @@ class BucketArgs:
     @pulumi.getter
     def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
@@ -56,7 +56,7 @@ class BucketArgs:
     @pulumi.getter(name="forceDestroy")
     def force_destroy(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+        When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         """
         return pulumi.get(self, "force_destroy")
 
@@ -68,7 +68,7 @@ class BucketArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+        The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         """
         return pulumi.get(self, "name")
 
@@ -80,7 +80,7 @@ class BucketArgs:
     @pulumi.getter(name="storageClass")
     def storage_class(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+        `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
         """
         return pulumi.get(self, "storage_class")
 
@@ -105,10 +105,10 @@ class Bucket(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: Take over an existing bucket of this name in the project instead of failing. Defaults to false.
-        :param pulumi.Input[_builtins.bool] force_destroy: Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
-        :param pulumi.Input[_builtins.str] name: The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
-        :param pulumi.Input[_builtins.str] storage_class: Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
+        :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
+        :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
         """
         ...
     @overload
@@ -156,6 +156,8 @@ class Bucket(pulumi.CustomResource):
             __props__.__dict__["created_at"] = None
             __props__.__dict__["region"] = None
             __props__.__dict__["s3_endpoint"] = None
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "storageClass"])
+        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Bucket, __self__).__init__(
             'cloudplatform:index:Bucket',
             resource_name,
@@ -191,15 +193,15 @@ class Bucket(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        Take over an existing bucket of this name in the project instead of failing. Defaults to false.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter
-    def adopted(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def adopted(self) -> pulumi.Output[_builtins.bool]:
         """
         True when create adopted an existing bucket.
         """
@@ -209,7 +211,7 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter(name="bucketId")
     def bucket_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The platform's bucket id.
+        The platform's bucket id (`{bucketId}` in API paths).
         """
         return pulumi.get(self, "bucket_id")
 
@@ -217,15 +219,15 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Creation time (RFC 3339), when the API reports it.
+        When the platform created the bucket, when it says.
         """
         return pulumi.get(self, "created_at")
 
     @_builtins.property
     @pulumi.getter(name="forceDestroy")
-    def force_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def force_destroy(self) -> pulumi.Output[_builtins.bool]:
         """
-        Empty the bucket (objects and unfinished uploads) before deleting it. Defaults to false.
+        When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         """
         return pulumi.get(self, "force_destroy")
 
@@ -233,21 +235,21 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The bucket (and S3) name, unique on the platform. Defaults to the resource name plus 7 random characters. Changing it replaces the bucket.
+        The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
-    def region(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def region(self) -> pulumi.Output[_builtins.str]:
         """
-        The S3 region; always `us-east-1`.
+        Always `us-east-1`.
         """
         return pulumi.get(self, "region")
 
     @_builtins.property
     @pulumi.getter(name="s3Endpoint")
-    def s3_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def s3_endpoint(self) -> pulumi.Output[_builtins.str]:
         """
         The S3 endpoint (`cloudplatform:s3Url`).
         """
@@ -257,7 +259,7 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter(name="storageClass")
     def storage_class(self) -> pulumi.Output[_builtins.str]:
         """
-        Standard (default), InfrequentAccess or Archive. Changing it replaces the bucket.
+        `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
         """
         return pulumi.get(self, "storage_class")
 

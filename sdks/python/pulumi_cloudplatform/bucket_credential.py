@@ -25,9 +25,9 @@ class BucketCredentialArgs:
         """
         The set of arguments for constructing a BucketCredential resource.
 
-        :param pulumi.Input[_builtins.str] bucket_id: The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
-        :param pulumi.Input[_builtins.bool] active: Whether the credential works. Defaults to true.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the secret in place (new value, same resource).
+        :param pulumi.Input[_builtins.str] bucket_id: The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
+        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
         pulumi.set(__self__, "bucket_id", bucket_id)
         if active is not None:
@@ -39,7 +39,7 @@ class BucketCredentialArgs:
     @pulumi.getter(name="bucketId")
     def bucket_id(self) -> pulumi.Input[_builtins.str]:
         """
-        The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+        The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
         """
         return pulumi.get(self, "bucket_id")
 
@@ -51,7 +51,7 @@ class BucketCredentialArgs:
     @pulumi.getter
     def active(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Whether the credential works. Defaults to true.
+        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
         """
         return pulumi.get(self, "active")
 
@@ -63,7 +63,7 @@ class BucketCredentialArgs:
     @pulumi.getter(name="rotateWhenChanged")
     def rotate_when_changed(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Any change to this map rotates the secret in place (new value, same resource).
+        Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
         return pulumi.get(self, "rotate_when_changed")
 
@@ -87,9 +87,9 @@ class BucketCredential(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] active: Whether the credential works. Defaults to true.
-        :param pulumi.Input[_builtins.str] bucket_id: The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the secret in place (new value, same resource).
+        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        :param pulumi.Input[_builtins.str] bucket_id: The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
         ...
     @overload
@@ -140,6 +140,8 @@ class BucketCredential(pulumi.CustomResource):
             __props__.__dict__["secret_access_key"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["secretAccessKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["bucketId"])
+        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(BucketCredential, __self__).__init__(
             'cloudplatform:index:BucketCredential',
             resource_name,
@@ -177,7 +179,7 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="accessKeyId")
     def access_key_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The S3 access key id (also the resource id).
+        Public half of the pair; also the resource id. Stable across regenerations.
         """
         return pulumi.get(self, "access_key_id")
 
@@ -185,7 +187,7 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter
     def active(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether the credential works. Defaults to true.
+        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
         """
         return pulumi.get(self, "active")
 
@@ -193,15 +195,15 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="bucketId")
     def bucket_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The bucket's id (a Bucket's `bucketId`). Changing it replaces the credential.
+        The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
         """
         return pulumi.get(self, "bucket_id")
 
     @_builtins.property
     @pulumi.getter(name="bucketName")
-    def bucket_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def bucket_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The bucket's name, as S3 clients need it.
+        The S3 bucket name.
         """
         return pulumi.get(self, "bucket_name")
 
@@ -209,15 +211,15 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Creation time (RFC 3339), when the API reports it.
+        When the platform created the credential, when it says.
         """
         return pulumi.get(self, "created_at")
 
     @_builtins.property
     @pulumi.getter
-    def region(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def region(self) -> pulumi.Output[_builtins.str]:
         """
-        The S3 region; always `us-east-1`.
+        Always `us-east-1`.
         """
         return pulumi.get(self, "region")
 
@@ -225,13 +227,13 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="rotateWhenChanged")
     def rotate_when_changed(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        Any change to this map rotates the secret in place (new value, same resource).
+        Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
         return pulumi.get(self, "rotate_when_changed")
 
     @_builtins.property
     @pulumi.getter(name="s3Endpoint")
-    def s3_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def s3_endpoint(self) -> pulumi.Output[_builtins.str]:
         """
         The S3 endpoint (`cloudplatform:s3Url`).
         """
@@ -241,7 +243,7 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="secretAccessKey")
     def secret_access_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The S3 secret access key.
+        Secret half (a Pulumi secret); an imported credential has none until rotated.
         """
         return pulumi.get(self, "secret_access_key")
 

@@ -23,7 +23,7 @@ class DnsZoneArgs:
         """
         The set of arguments for constructing a DnsZone resource.
 
-        :param pulumi.Input[_builtins.str] name: The zone's domain name, e.g. "example.com".
+        :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         pulumi.set(__self__, "name", name)
 
@@ -31,7 +31,7 @@ class DnsZoneArgs:
     @pulumi.getter
     def name(self) -> pulumi.Input[_builtins.str]:
         """
-        The zone's domain name, e.g. "example.com".
+        The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         return pulumi.get(self, "name")
 
@@ -53,7 +53,7 @@ class DnsZone(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] name: The zone's domain name, e.g. "example.com".
+        :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         ...
     @overload
@@ -96,6 +96,8 @@ class DnsZone(pulumi.CustomResource):
             __props__.__dict__["nameservers"] = None
             __props__.__dict__["status"] = None
             __props__.__dict__["zone_id"] = None
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name"])
+        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(DnsZone, __self__).__init__(
             'cloudplatform:index:DnsZone',
             resource_name,
@@ -129,7 +131,7 @@ class DnsZone(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Creation time (RFC 3339), when the API reports it.
+        When the platform created the zone, when it says.
         """
         return pulumi.get(self, "created_at")
 
@@ -137,7 +139,7 @@ class DnsZone(pulumi.CustomResource):
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
-        The zone's domain name, e.g. "example.com".
+        The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         return pulumi.get(self, "name")
 
@@ -145,7 +147,7 @@ class DnsZone(pulumi.CustomResource):
     @pulumi.getter
     def nameservers(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        The nameservers to delegate the domain to.
+        Name servers to delegate the domain to.
         """
         return pulumi.get(self, "nameservers")
 
@@ -153,7 +155,7 @@ class DnsZone(pulumi.CustomResource):
     @pulumi.getter
     def status(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The zone's status as the API reports it.
+        As the API reports it, e.g. `active`.
         """
         return pulumi.get(self, "status")
 

@@ -27,11 +27,11 @@ class ProviderArgs:
         """
         The set of arguments for constructing a Provider resource.
 
-        :param pulumi.Input[_builtins.str] api_key: Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
-        :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
-        :param pulumi.Input[_builtins.str] base_url: Management API address (or CLOUDPLATFORM_BASE_URL).
-        :param pulumi.Input[_builtins.str] s3_url: S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
-        :param pulumi.Input[_builtins.str] token: Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+        :param pulumi.Input[_builtins.str] api_key: Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
+        :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
+        :param pulumi.Input[_builtins.str] base_url: Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
+        :param pulumi.Input[_builtins.str] s3_url: S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
+        :param pulumi.Input[_builtins.str] token: Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -48,7 +48,7 @@ class ProviderArgs:
     @pulumi.getter(name="apiKey")
     def api_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+        Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
         """
         return pulumi.get(self, "api_key")
 
@@ -60,7 +60,7 @@ class ProviderArgs:
     @pulumi.getter(name="apiUrl")
     def api_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+        Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
         """
         return pulumi.get(self, "api_url")
 
@@ -72,7 +72,7 @@ class ProviderArgs:
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Management API address (or CLOUDPLATFORM_BASE_URL).
+        Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
         """
         return pulumi.get(self, "base_url")
 
@@ -84,7 +84,7 @@ class ProviderArgs:
     @pulumi.getter(name="s3Url")
     def s3_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+        S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
         """
         return pulumi.get(self, "s3_url")
 
@@ -96,7 +96,7 @@ class ProviderArgs:
     @pulumi.getter
     def token(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+        Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
         return pulumi.get(self, "token")
 
@@ -122,11 +122,11 @@ class Provider(pulumi.ProviderResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] api_key: Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
-        :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
-        :param pulumi.Input[_builtins.str] base_url: Management API address (or CLOUDPLATFORM_BASE_URL).
-        :param pulumi.Input[_builtins.str] s3_url: S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
-        :param pulumi.Input[_builtins.str] token: Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+        :param pulumi.Input[_builtins.str] api_key: Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
+        :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
+        :param pulumi.Input[_builtins.str] base_url: Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
+        :param pulumi.Input[_builtins.str] s3_url: S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
+        :param pulumi.Input[_builtins.str] token: Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
         ...
     @overload

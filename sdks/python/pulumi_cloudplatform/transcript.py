@@ -29,13 +29,13 @@ class TranscriptArgs:
         """
         The set of arguments for constructing a Transcript resource.
 
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: What is heard → how it is written.
-        :param pulumi.Input[_builtins.str] language: ISO 639-1 code such as "en", or "auto" (default).
-        :param pulumi.Input[_builtins.str] source_path: Local media file (relative paths start from the program directory), uploaded before the job starts.
-        :param pulumi.Input[_builtins.float] timeout_minutes: How long to wait for the job before keeping it as partial state.
-        :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video.
-        :param pulumi.Input[_builtins.bool] wait_for_completion: Wait for the job to finish during `pulumi up`. Defaults to true.
-        :param pulumi.Input[_builtins.str] webhook_url: URL the platform calls when the job ends.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
+        :param pulumi.Input[_builtins.str] language: `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
+        :param pulumi.Input[_builtins.str] source_path: The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
+        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
+        :param pulumi.Input[_builtins.bool] wait_for_completion: True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
+        :param pulumi.Input[_builtins.str] webhook_url: Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
         """
         if glossary is not None:
             pulumi.set(__self__, "glossary", glossary)
@@ -56,7 +56,7 @@ class TranscriptArgs:
     @pulumi.getter
     def glossary(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        What is heard → how it is written.
+        Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
         """
         return pulumi.get(self, "glossary")
 
@@ -68,7 +68,7 @@ class TranscriptArgs:
     @pulumi.getter
     def language(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        ISO 639-1 code such as "en", or "auto" (default).
+        `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
         """
         return pulumi.get(self, "language")
 
@@ -80,7 +80,7 @@ class TranscriptArgs:
     @pulumi.getter(name="sourcePath")
     def source_path(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Local media file (relative paths start from the program directory), uploaded before the job starts.
+        The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
         """
         return pulumi.get(self, "source_path")
 
@@ -92,7 +92,7 @@ class TranscriptArgs:
     @pulumi.getter(name="timeoutMinutes")
     def timeout_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        How long to wait for the job before keeping it as partial state.
+        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
         """
         return pulumi.get(self, "timeout_minutes")
 
@@ -104,7 +104,7 @@ class TranscriptArgs:
     @pulumi.getter
     def url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Public http(s) URL of the audio or video.
+        Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
         """
         return pulumi.get(self, "url")
 
@@ -116,7 +116,7 @@ class TranscriptArgs:
     @pulumi.getter(name="waitForCompletion")
     def wait_for_completion(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Wait for the job to finish during `pulumi up`. Defaults to true.
+        True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
         """
         return pulumi.get(self, "wait_for_completion")
 
@@ -128,7 +128,7 @@ class TranscriptArgs:
     @pulumi.getter(name="webhookUrl")
     def webhook_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        URL the platform calls when the job ends.
+        Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
         """
         return pulumi.get(self, "webhook_url")
 
@@ -156,13 +156,13 @@ class Transcript(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: What is heard → how it is written.
-        :param pulumi.Input[_builtins.str] language: ISO 639-1 code such as "en", or "auto" (default).
-        :param pulumi.Input[_builtins.str] source_path: Local media file (relative paths start from the program directory), uploaded before the job starts.
-        :param pulumi.Input[_builtins.float] timeout_minutes: How long to wait for the job before keeping it as partial state.
-        :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video.
-        :param pulumi.Input[_builtins.bool] wait_for_completion: Wait for the job to finish during `pulumi up`. Defaults to true.
-        :param pulumi.Input[_builtins.str] webhook_url: URL the platform calls when the job ends.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
+        :param pulumi.Input[_builtins.str] language: `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
+        :param pulumi.Input[_builtins.str] source_path: The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
+        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
+        :param pulumi.Input[_builtins.bool] wait_for_completion: True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
+        :param pulumi.Input[_builtins.str] webhook_url: Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
         """
         ...
     @overload
@@ -223,6 +223,8 @@ class Transcript(pulumi.CustomResource):
             __props__.__dict__["status"] = None
             __props__.__dict__["text"] = None
             __props__.__dict__["transcript_id"] = None
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["glossary.*", "language", "sourceHash", "url"])
+        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Transcript, __self__).__init__(
             'cloudplatform:index:Transcript',
             resource_name,
@@ -270,7 +272,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="audioDurationSeconds")
     def audio_duration_seconds(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Duration of the media.
+        Length of the media in seconds, once the platform knows it.
         """
         return pulumi.get(self, "audio_duration_seconds")
 
@@ -278,7 +280,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="completedAt")
     def completed_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When the job ended.
+        When the job ended, when the platform says.
         """
         return pulumi.get(self, "completed_at")
 
@@ -286,7 +288,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Creation time (RFC 3339), when the API reports it.
+        When the platform created the job, when it says.
         """
         return pulumi.get(self, "created_at")
 
@@ -294,7 +296,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="detectedLanguage")
     def detected_language(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The language the platform reports.
+        The language the platform reports (detected when `language` is `auto`).
         """
         return pulumi.get(self, "detected_language")
 
@@ -302,7 +304,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="errorCode")
     def error_code(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Error code of a failed job.
+        The platform's error code when `status` is `error` (e.g. `insufficient_balance`).
         """
         return pulumi.get(self, "error_code")
 
@@ -310,7 +312,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="errorMessage")
     def error_message(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Error message of a failed job.
+        The platform's error message when `status` is `error`.
         """
         return pulumi.get(self, "error_message")
 
@@ -318,7 +320,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="expiredAt")
     def expired_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Set once a refresh found the result gone after the 7-day retention.
+        When a refresh first found the result gone from the platform (after its 7-day retention).
         """
         return pulumi.get(self, "expired_at")
 
@@ -326,7 +328,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter
     def glossary(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        What is heard → how it is written.
+        Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
         """
         return pulumi.get(self, "glossary")
 
@@ -334,7 +336,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter
     def language(self) -> pulumi.Output[_builtins.str]:
         """
-        ISO 639-1 code such as "en", or "auto" (default).
+        `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
         """
         return pulumi.get(self, "language")
 
@@ -342,7 +344,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="priceUsd")
     def price_usd(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Price of the job in US dollars.
+        The price the spec implies, `ceil(seconds / 60) * 0.02 / 60` US$, once the duration is known.
         """
         return pulumi.get(self, "price_usd")
 
@@ -350,7 +352,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="sourceHash")
     def source_hash(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        sha256 of the source file; a change re-runs the job.
+        sha256 of the source file's content, computed at preview; a change starts a new job.
         """
         return pulumi.get(self, "source_hash")
 
@@ -358,7 +360,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="sourcePath")
     def source_path(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Local media file (relative paths start from the program directory), uploaded before the job starts.
+        The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
         """
         return pulumi.get(self, "source_path")
 
@@ -366,7 +368,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter
     def status(self) -> pulumi.Output[_builtins.str]:
         """
-        queued, processing, done or error.
+        `queued`, `processing`, `done` or `error`.
         """
         return pulumi.get(self, "status")
 
@@ -374,15 +376,15 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter
     def text(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The transcript text.
+        The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
         """
         return pulumi.get(self, "text")
 
     @_builtins.property
     @pulumi.getter(name="timeoutMinutes")
-    def timeout_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
+    def timeout_minutes(self) -> pulumi.Output[_builtins.float]:
         """
-        How long to wait for the job before keeping it as partial state.
+        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
         """
         return pulumi.get(self, "timeout_minutes")
 
@@ -390,7 +392,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="transcriptId")
     def transcript_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The platform's transcript id.
+        The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
         """
         return pulumi.get(self, "transcript_id")
 
@@ -398,15 +400,15 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter
     def url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Public http(s) URL of the audio or video.
+        Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
         """
         return pulumi.get(self, "url")
 
     @_builtins.property
     @pulumi.getter(name="waitForCompletion")
-    def wait_for_completion(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def wait_for_completion(self) -> pulumi.Output[_builtins.bool]:
         """
-        Wait for the job to finish during `pulumi up`. Defaults to true.
+        True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
         """
         return pulumi.get(self, "wait_for_completion")
 
@@ -414,7 +416,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="webhookUrl")
     def webhook_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        URL the platform calls when the job ends.
+        Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
         """
         return pulumi.get(self, "webhook_url")
 

@@ -11,27 +11,27 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
-// Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+// Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
 func GetApiKey(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:apiKey")
 }
 
-// Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+// Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
 func GetApiUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:apiUrl")
 }
 
-// Management API address (or CLOUDPLATFORM_BASE_URL).
+// Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 func GetBaseUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:baseUrl")
 }
 
-// S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+// S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 func GetS3Url(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:s3Url")
 }
 
-// Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+// Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:token")
 }

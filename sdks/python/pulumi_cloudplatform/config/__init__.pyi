@@ -16,26 +16,26 @@ from .. import _utilities
 
 apiKey: Optional[str]
 """
-Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
 """
 
 apiUrl: Optional[str]
 """
-Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
 """
 
 baseUrl: Optional[str]
 """
-Management API address (or CLOUDPLATFORM_BASE_URL).
+Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 """
 
 s3Url: Optional[str]
 """
-S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 """
 
 token: Optional[str]
 """
-Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
 """
 

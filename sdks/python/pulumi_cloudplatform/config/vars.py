@@ -23,35 +23,35 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def api_key(self) -> Optional[str]:
         """
-        Project API key (or CLOUDPLATFORM_API_KEY); wins over token.
+        Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
         """
         return __config__.get('apiKey')
 
     @_builtins.property
     def api_url(self) -> Optional[str]:
         """
-        Transcription API address; defaults to baseUrl (or CLOUDPLATFORM_API_URL).
+        Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
         """
         return __config__.get('apiUrl')
 
     @_builtins.property
     def base_url(self) -> Optional[str]:
         """
-        Management API address (or CLOUDPLATFORM_BASE_URL).
+        Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
         """
         return __config__.get('baseUrl')
 
     @_builtins.property
     def s3_url(self) -> Optional[str]:
         """
-        S3 endpoint (or CLOUDPLATFORM_S3_URL); needed by buckets and credentials.
+        S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
         """
         return __config__.get('s3Url')
 
     @_builtins.property
     def token(self) -> Optional[str]:
         """
-        Dashboard token (JWT) (or CLOUDPLATFORM_TOKEN).
+        Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
         return __config__.get('token')
 
