@@ -105,8 +105,8 @@ describe("package.json bin: pulumi-resource-cloudplatform", () => {
       (error: unknown) => error as Error & { code?: number; stdout?: string; stderr?: string },
     );
     expect(refused?.code).toBe(1);
-    expect(refused?.stderr).toMatch(/Node\.js v20\.19\.0 \(.*\) is too old \(CLOUDPLATFORM_NODE_UNSUPPORTED\)/);
-    expect(refused?.stderr).toMatch(/needs Node\.js >= 22\.19\.0\. Install Node\.js 22 or newer/);
+    expect(refused?.stderr).toMatch(/Node\.js v20\.19\.0 \(.*\) is too old: the provider needs Node\.js >= 22\.19\.0/);
+    expect(refused?.stderr).toMatch(/\(CLOUDPLATFORM_NODE_UNSUPPORTED\)\. Install Node\.js 22 or newer/);
     // Nothing but the launcher ran: no module of the provider nor of its dependencies was loaded.
     expect(refused?.stdout).toBe("");
   });
