@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: the whole suite after making sure the toolchain is there: typecheck and lint, then
-# vitest's three projects (unit, emulator with real S3 clients, real-engine e2e). Works on a fresh
-# machine after `npm install`. Extra arguments go to vitest and skip typecheck and lint.
+# `npm test`: the whole suite after making sure the toolchain is there: which Debian tools the tests
+# use are missing (skipped tests then, a failure under CI=true), typecheck and lint, then vitest's
+# three projects (unit, emulator with real S3 clients, real-engine e2e), closed by one summary line.
+# Works on a fresh machine after `npm install`. Extra arguments go to vitest and skip typecheck and
+# lint.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/toolchain.sh
@@ -10,6 +12,9 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 start=$SECONDS
 ensure_toolchain
 cd "$repo_root"
+phase "Debian tools the tests use"
+CLOUDPLATFORM_TEST_TOOLS="$(node scripts/check-tools.mts)"
+export CLOUDPLATFORM_TEST_TOOLS
 if [ "$#" -eq 0 ]; then
   phase "typecheck and lint"
   npm run --silent typecheck
@@ -19,13 +24,10 @@ fi
 phase "vitest (projects: unit, emulator, e2e)"
 report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
+vitest_status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || vitest_status=$?
+# The closing line and the exit status come from one place, so they cannot disagree.
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# One plain closing line, the same whatever the reporter prints above it.
-node -e '
-  const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
-  const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
-' "$report" || echo "vitest wrote no report" >&2
+node scripts/test-summary.mts "$report" "$vitest_status" || status=$?
 phase "done in $((SECONDS - start)) s (exit $status)"
 exit "$status"

@@ -1,31 +1,35 @@
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { LookupAddress } from "node:dns";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolveAll } from "../src/transcription/safe-fetch.js";
+import { needs } from "../../test/support/tools.mts";
 import {
+  audioTools,
   makeAudio,
   startAudioServer,
   startService,
   waitForEnd,
-  type AudioFiles,
   type Recorder,
 } from "./fixtures/transcription-harness.js";
 
 // Refusing private and internal addresses (spec §7, docs/api-contract.md §8.2, emulator-notes "Refusing
 // private and internal addresses"). Every refusal must happen before connecting: the audio server
-// listens on the port each loopback-ish URL names and must see no request.
-let audio: AudioFiles;
+// listens on the port each loopback-ish URL names and must see no request. Only the fetches that are
+// let through need real audio in its folder.
+let audioDir: string;
 let files: Recorder;
 let port: string;
 
 beforeAll(async () => {
-  audio = makeAudio();
-  files = await startAudioServer(audio.dir);
+  audioDir = mkdtempSync(join(tmpdir(), "cp-audio-"));
+  files = await startAudioServer(audioDir);
   port = new URL(files.url).port;
 });
 afterAll(async () => {
-  await files.close();
-  rmSync(audio.dir, { recursive: true, force: true });
+  await files?.close();
+  if (audioDir) rmSync(audioDir, { recursive: true, force: true });
 });
 
 const loopbackHosts = ["127.0.0.1", "127.1", "2130706433", "0x7f.0.0.1", "[::1]", "[::ffff:127.0.0.1]"];
@@ -115,32 +119,36 @@ describe("with loopback refused (the default)", () => {
 });
 
 describe("with --allow-loopback-urls", () => {
-  it.each(loopbackHosts)("fetches from http://%s", async (host) => {
-    const h = await startService({ allowLoopbackUrls: true });
-    try {
-      const answer = await h.call("POST", "/v1/transcripts", { url: `http://${host}:${port}/silence5.wav` });
-      expect(answer.status).toBe(200);
-      if (host === "[::1]") {
-        // The audio server listens on 127.0.0.1 only: the connection is tried (allowed) and refused by the OS.
-        expect(answer.body.error).toMatch(/^download_failed: .*ECONNREFUSED/);
-      } else {
-        expect(answer.body.status).toBe("done");
-      }
-    } finally {
-      await h.close();
-    }
-  });
+  describe("with audio to fetch", needs(...audioTools), () => {
+    beforeAll(() => makeAudio(audioDir));
 
-  it("fetches from localhost", async () => {
-    const h = await startService({ allowLoopbackUrls: true });
-    try {
-      const answer = await h.call("POST", "/v1/transcripts?wait=false", {
-        url: `http://localhost:${port}/silence5.wav`,
-      });
-      expect((await waitForEnd(h, answer.body.id)).status).toBe("done");
-    } finally {
-      await h.close();
-    }
+    it.each(loopbackHosts)("fetches from http://%s", async (host) => {
+      const h = await startService({ allowLoopbackUrls: true });
+      try {
+        const answer = await h.call("POST", "/v1/transcripts", { url: `http://${host}:${port}/silence5.wav` });
+        expect(answer.status).toBe(200);
+        if (host === "[::1]") {
+          // The audio server listens on 127.0.0.1 only: the connection is tried (allowed) and refused by the OS.
+          expect(answer.body.error).toMatch(/^download_failed: .*ECONNREFUSED/);
+        } else {
+          expect(answer.body.status).toBe("done");
+        }
+      } finally {
+        await h.close();
+      }
+    });
+
+    it("fetches from localhost", async () => {
+      const h = await startService({ allowLoopbackUrls: true });
+      try {
+        const answer = await h.call("POST", "/v1/transcripts?wait=false", {
+          url: `http://localhost:${port}/silence5.wav`,
+        });
+        expect((await waitForEnd(h, answer.body.id)).status).toBe("done");
+      } finally {
+        await h.close();
+      }
+    });
   });
 
   it.each(internalHosts)("still refuses http://%s, never connecting", async (host) => {

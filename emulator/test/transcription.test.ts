@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { needs } from "../../test/support/tools.mts";
 import {
+  audioTools,
   makeAudio,
   PLACEHOLDER_PREFIX,
   startAudioServer,
@@ -14,29 +15,23 @@ import {
   type Recorder,
 } from "./fixtures/transcription-harness.js";
 
-// docs/api-contract.md §8; spec §3 (transcript states), §4.3, §6, §8.
+// docs/api-contract.md §8; spec §3 (transcript states), §4.3, §6, §8. Every group transcribes the
+// generated audio, so each needs the tools that make it; the file's hooks run only when one runs.
 let audio: AudioFiles;
 let files: Recorder;
 
 beforeAll(async () => {
-  audio = makeAudio();
+  audio = await makeAudio();
   files = await startAudioServer(audio.dir);
 });
 afterAll(async () => {
-  await files.close();
-  rmSync(audio.dir, { recursive: true, force: true });
+  await files?.close();
+  if (audio) rmSync(audio.dir, { recursive: true, force: true });
 });
 
-const pocketsphinxInstalled = (() => {
-  try {
-    execFileSync("sh", ["-c", "command -v pocketsphinx_continuous || command -v pocketsphinx"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const withAudio = needs(...audioTools);
 
-describe("POST /v1/transcripts with a url", () => {
+describe("POST /v1/transcripts with a url", withAudio, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startService({ initialBalanceUsd: 1 });
@@ -61,17 +56,17 @@ describe("POST /v1/transcripts with a url", () => {
     expect(again.body).toEqual(body);
   });
 
-  it("transcribes espeak-ng speech with pocketsphinx when it is installed, never the placeholder", async () => {
-    const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.mp3`, language: "en" });
-    expect(body.status).toBe("done");
-    expect(body.text.trim().length).toBeGreaterThan(0);
-    if (pocketsphinxInstalled) {
+  it(
+    "transcribes espeak-ng speech with pocketsphinx, never the placeholder",
+    needs(...audioTools, "pocketsphinx"),
+    async () => {
+      const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.mp3`, language: "en" });
+      expect(body.status).toBe("done");
+      expect(body.text.trim().length).toBeGreaterThan(0);
       // pocketsphinx hears espeak-ng poorly ("the quick brown fox soda really old"): assert loosely.
       expect(body.text.startsWith(PLACEHOLDER_PREFIX)).toBe(false);
-    } else {
-      expect(body.text.startsWith(PLACEHOLDER_PREFIX)).toBe(true);
-    }
-  });
+    },
+  );
 
   it("charges per started minute: 61 s costs two minutes", async () => {
     const before = h.service.getBalance();
@@ -118,7 +113,7 @@ describe("POST /v1/transcripts with a url", () => {
   });
 });
 
-describe("asynchronous answers", () => {
+describe("asynchronous answers", withAudio, () => {
   it("answers 202 with the current status when the job outlasts the synchronous wait", async () => {
     const h = await startService({ syncWaitMs: 100 }, { processingDelayMs: 1500 });
     try {
@@ -166,7 +161,7 @@ describe("asynchronous answers", () => {
   });
 });
 
-describe("uploads", () => {
+describe("uploads", withAudio, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startService();
@@ -231,7 +226,7 @@ describe("uploads", () => {
   });
 });
 
-describe("request validation", () => {
+describe("request validation", withAudio, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startService();
@@ -318,7 +313,7 @@ describe("request validation", () => {
   });
 });
 
-describe("balance", () => {
+describe("balance", withAudio, () => {
   it("ends in error insufficient_balance and charges nothing when the balance cannot cover the price", async () => {
     const h = await startService({ initialBalanceUsd: 0.0005 });
     try {
@@ -351,13 +346,12 @@ describe("balance", () => {
   });
 });
 
-describe("speech engines", () => {
+describe("speech engines", withAudio, () => {
   it("runs the --transcriber command with a 16 kHz mono WAV as last argument", async () => {
     const script = join(audio.dir, "fake-engine.sh");
-    execFileSync("sh", [
-      "-c",
-      `printf '%s\\n' '#!/bin/sh' 'soxi -r "$1"; soxi -c "$1"; echo "lang=$CLOUDPLATFORM_TRANSCRIBE_LANGUAGE"' > ${script}; chmod +x ${script}`,
-    ]);
+    writeFileSync(script, '#!/bin/sh\nsoxi -r "$1"; soxi -c "$1"; echo "lang=$CLOUDPLATFORM_TRANSCRIBE_LANGUAGE"\n', {
+      mode: 0o755,
+    });
     const h = await startService({ transcriber: script });
     try {
       const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.mp3`, language: "de" });
@@ -385,20 +379,23 @@ describe("speech engines", () => {
     }
   });
 
-  it("labels the text as a placeholder when pocketsphinx has no model for the language", async () => {
-    const h = await startService();
-    try {
-      const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.wav`, language: "fr" });
-      expect(body.status).toBe("done");
-      if (pocketsphinxInstalled)
+  it(
+    "labels the text as a placeholder when pocketsphinx has no model for the language",
+    needs(...audioTools, "pocketsphinx"),
+    async () => {
+      const h = await startService();
+      try {
+        const { body } = await h.call("POST", "/v1/transcripts", { url: `${files.url}/speech.wav`, language: "fr" });
+        expect(body.status).toBe("done");
         expect(body.text).toMatch(/^\[emulator: .*no model for language "fr"; audio of 2\.\d s received\]$/);
-    } finally {
-      await h.close();
-    }
-  });
+      } finally {
+        await h.close();
+      }
+    },
+  );
 });
 
-describe("webhook", () => {
+describe("webhook", withAudio, () => {
   it("POSTs {data:{id,status}} exactly once when the transcript ends", async () => {
     const receiver = await startReceiver();
     const h = await startService();
@@ -447,7 +444,7 @@ describe("webhook", () => {
   });
 });
 
-describe("retention and persistence", () => {
+describe("retention and persistence", withAudio, () => {
   it("answers 404 once the retention has passed", async () => {
     const h = await startService({ retentionDays: 0.00001 });
     try {

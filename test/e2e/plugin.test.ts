@@ -4,23 +4,23 @@
 // plain node child process) declares `cloudplatform:index:*` resources by type token, as a program
 // in another language would. Proves: up, a preview with no changes, secret outputs, `pulumi import`
 // of a bucket and a credential made outside Pulumi, destroy.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProvider } from "../../provider/plugin/provider.js";
+import { runProgram as run } from "../support/tools.mts";
 import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 
-const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, "..", "..");
 
 /** The folder holding the `pulumi` CLI (scripts/test.sh exports it; otherwise ensure-pulumi.sh finds it). */
 async function pulumiBinDir(): Promise<string> {
   const fromEnv = process.env.CLOUDPLATFORM_PULUMI_BIN_DIR;
   if (fromEnv) return fromEnv;
-  const { stdout } = await run("bash", [path.join(repoRoot, "scripts", "ensure-pulumi.sh")]);
+  // On a machine without the CLI this builds it: about 8 minutes.
+  const { stdout } = await run("bash", [path.join(repoRoot, "scripts", "ensure-pulumi.sh")], { timeoutMs: 1_200_000 });
   return stdout.trim().split("\n").pop() ?? "";
 }
 
@@ -184,8 +184,7 @@ describe("executable provider under the real engine", () => {
     const payload = { ...request, repoRoot, binDir, workDir: path.join(dir, "work"), env, config, resources };
     const { stdout } = await run(process.execPath, [path.join(dir, "program.cjs"), JSON.stringify(payload)], {
       cwd: dir,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 300_000,
+      timeoutMs: 300_000,
     });
     const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Answer;
     if (!answer.ok)
@@ -214,12 +213,10 @@ describe("executable provider under the real engine", () => {
     await run(
       process.execPath,
       [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-b", "tsconfig.json"],
-      {
-        cwd: repoRoot,
-      },
+      { cwd: repoRoot, timeoutMs: 600_000 },
     );
     dir = await mkdtemp(path.join(tmpdir(), "cloudplatform-plugin-e2e-"));
-    await run("mkdir", ["-p", path.join(dir, "work"), path.join(dir, "backend"), path.join(dir, "home")]);
+    for (const sub of ["work", "backend", "home"]) await mkdir(path.join(dir, sub));
     await writeFile(path.join(dir, "program.cjs"), childScript);
     emulator = await launchEmulator();
     plugin = await startPlugin(dir);

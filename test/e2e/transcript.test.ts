@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { needs } from "../support/tools.mts";
 import { emulatorStats, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest } from "./support/lifecycle.js";
 import { changesOtherThanSame, ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
@@ -19,6 +20,7 @@ import {
   speak,
   transcriptConfig,
   transcriptKey,
+  transcriptTools,
   transcriptsInState,
 } from "./support/transcript.js";
 
@@ -34,7 +36,7 @@ function numberOutput(result: RunResult, name: string): number {
   return value;
 }
 
-describe("examples/transcript", () => {
+describe("examples/transcript", needs(...transcriptTools), () => {
   let emulator: Emulator;
   let receiver: LoopbackReceiver;
   let mediaDir: string;

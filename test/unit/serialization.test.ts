@@ -4,10 +4,10 @@
  * code transformed by vitest must never be serialized — and checks what Pulumi really stores: no
  * secret, small, no path of this machine, and a text that loads and delegates to the runtime entry.
  */
-import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runProgram } from "../support/tools.mts";
 
 const root = resolve(__dirname, "../..");
 const nodeRequire = createRequire(join(root, "package.json"));
@@ -45,9 +45,13 @@ describe("serialized providers", () => {
   const registered = new Map<string, { inputs: Record<string, unknown>; opts: unknown }>();
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], {
-      stdio: "inherit",
-    });
+    await runProgram(
+      process.execPath,
+      [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")],
+      {
+        timeoutMs: 600_000,
+      },
+    );
     // A secret the program holds at construction time must not end up in the closure.
     process.env["CLOUDPLATFORM_API_KEY"] = secretKey;
     pulumi = nodeRequire("@pulumi/pulumi") as Pulumi;

@@ -1,19 +1,22 @@
 // What the Transcript e2e test needs beyond the shared harness: an emulator that may fetch from
 // loopback, speech made with espeak-ng, a loopback server that serves the media and receives the
 // webhook, the emulator's balance, and the stack's state as exported.
-import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { promisify } from "node:util";
 import { silentLogger, startEmulator } from "../../../emulator/src/index.js";
 import type { Emulator } from "./emulator.js";
+import { runProgram, type Tool } from "../../support/tools.mts";
 import type { Config, ExampleStack } from "./runner.js";
 
-const run = promisify(execFile);
+/**
+ * espeak-ng makes the speech; the emulator converts it with ffmpeg and transcribes it with
+ * pocketsphinx (without them it would answer a placeholder text, which is not what this test shows).
+ */
+export const transcriptTools: readonly Tool[] = ["espeak-ng", "ffmpeg", "pocketsphinx"];
 
 /**
  * Loopback media and webhooks are refused by the platform; the emulator lets them through for tests.
@@ -37,7 +40,7 @@ export const transcriptKey = (key: string): string => `cloudplatform-transcript:
 
 /** Writes `words` spoken by espeak-ng to `file` (a WAV); returns the file. */
 export async function speak(file: string, words: string): Promise<string> {
-  await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", file, words]);
+  await runProgram("espeak-ng", ["-v", "en-us", "-s", "150", "-w", file, words]);
   if ((await stat(file)).size < 1000) throw new Error(`espeak-ng wrote almost nothing to ${file}`);
   return file;
 }

@@ -1,0 +1,117 @@
+// The end of `npm test`: what was skipped and why, what failed, and one closing line
+// `N passed, N failed[, N skipped]` computed so that it never disagrees with the exit status. Reads
+// vitest's JSON report, in which a test file that failed to load or in a hook has no failed test
+// (its tests show as skipped): such a file counts as one failure here, with its name.
+import path from "node:path";
+import { z } from "zod";
+
+const assertionSchema = z.object({
+  ancestorTitles: z.array(z.string()),
+  title: z.string(),
+  status: z.string(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+const reportSchema = z.object({
+  testResults: z.array(
+    z.object({
+      name: z.string(),
+      status: z.string(),
+      message: z.string().optional(),
+      assertionResults: z.array(assertionSchema),
+    }),
+  ),
+});
+
+export type VitestJsonReport = z.infer<typeof reportSchema>;
+
+export interface Summary {
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  /** What to print: the details, then the closing line last. */
+  readonly lines: readonly string[];
+}
+
+export interface SummaryInput {
+  /** The parsed JSON report, or undefined when vitest wrote none. */
+  readonly report: unknown;
+  /** vitest's exit status. */
+  readonly vitestStatus: number;
+  /** Test file names are printed relative to this directory. */
+  readonly root: string;
+}
+
+const skippedStates = new Set(["skipped", "pending", "todo"]);
+
+export function closingLine(passed: number, failed: number, skipped: number): string {
+  return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
+}
+
+export function summarise({ report, vitestStatus, root }: SummaryInput): Summary {
+  const parsed = report === undefined ? undefined : reportSchema.safeParse(report);
+  if (!parsed?.success) {
+    const why = parsed ? "a report vitest wrote in a shape this summary does not know" : "no report from vitest";
+    return {
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      lines: [`vitest failed (exit ${vitestStatus}) with ${why}: see its output above`, closingLine(0, 1, 0)],
+    };
+  }
+
+  let passed = 0;
+  const failedTests: string[] = [];
+  const brokenFiles: string[] = [];
+  const skippedByReason = new Map<string, string[]>();
+  let skippedWithoutReason = 0;
+
+  for (const file of parsed.data.testResults) {
+    const name = path.relative(root, file.name) || file.name;
+    const failedHere = file.assertionResults.filter((a) => a.status === "failed");
+    // A failed file without a failed test failed outside its tests: at import, in a hook, or its worker died.
+    const broken = file.status === "failed" && failedHere.length === 0;
+    let notRun = 0;
+    for (const a of file.assertionResults) {
+      const title = [name, ...a.ancestorTitles, a.title].join(" › ");
+      if (a.status === "passed") passed++;
+      else if (a.status === "failed") failedTests.push(title);
+      else if (skippedStates.has(a.status)) {
+        const reason = a.meta?.["skipReason"];
+        if (typeof reason === "string") skippedByReason.set(reason, [...(skippedByReason.get(reason) ?? []), title]);
+        else if (broken) notRun++;
+        else skippedWithoutReason++;
+      }
+    }
+    if (broken) {
+      const why = file.message?.trim() || "a beforeAll/afterAll hook or the worker failed: see the error above";
+      brokenFiles.push(`${name}: ${why.split("\n")[0]}` + (notRun > 0 ? ` (${notRun} tests not run)` : ""));
+    }
+  }
+
+  const lines: string[] = [];
+  let failed = failedTests.length + brokenFiles.length;
+  if (failed === 0 && vitestStatus !== 0) {
+    failed = 1;
+    lines.push(
+      `vitest exited with status ${vitestStatus} although no test in its report failed ` +
+        "(an unhandled error or a crashed worker): see its output above",
+    );
+  }
+  let skipped = skippedWithoutReason;
+  if (skippedByReason.size > 0 || skippedWithoutReason > 0) lines.push("Skipped:");
+  for (const [reason, titles] of skippedByReason) {
+    skipped += titles.length;
+    lines.push(`  ${titles.length} that ${reason}:`, ...titles.map((t) => `    ${t}`));
+  }
+  if (skippedWithoutReason > 0)
+    lines.push(`  ${skippedWithoutReason} with no reason recorded (left out by a name filter or marked skip in code)`);
+  if (brokenFiles.length > 0)
+    lines.push(
+      "Test files that failed to load or set up (each counted as one failure):",
+      ...brokenFiles.map((f) => `  ${f}`),
+    );
+  if (failedTests.length > 0) lines.push("Failed tests:", ...failedTests.map((t) => `  ${t}`));
+  lines.push(closingLine(passed, failed, skipped));
+  return { passed, failed, skipped, lines };
+}

@@ -1,0 +1,152 @@
+// The test suite's own machinery: the closing summary of `npm test` (over a vitest JSON report
+// recorded from a run with a failing test, a file that fails at import, one whose beforeAll throws,
+// one whose afterAll throws, and tests skipped for a missing tool), tool detection and `needs`, and
+// the errors of the helper that runs external programs.
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { summarise, type VitestJsonReport } from "../support/summary.mts";
+import { ProgramError, programFailure, runProgram } from "../support/tools.mts";
+
+const recorded = JSON.parse(
+  readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
+) as VitestJsonReport;
+const root = "/repo";
+
+describe("the closing summary", () => {
+  it("counts files that failed to load or set up as failed, naming them, so the line matches the exit status", () => {
+    const summary = summarise({ report: recorded, vitestStatus: 1, root });
+    expect(summary.lines.at(-1)).toBe("2 passed, 4 failed, 3 skipped");
+    expect(summary).toMatchObject({ passed: 2, failed: 4, skipped: 3 });
+    const text = summary.lines.join("\n");
+    expect(text).toContain("test/import-error.test.mjs: Cannot find module './missing.js'");
+    expect(text).toContain("test/setup-error.test.mjs: spawnSync espeak-ng ENOENT (2 tests not run)");
+    expect(text).toMatch(/test\/hook-in-suite\.test\.mjs: a beforeAll\/afterAll hook or the worker failed/);
+    expect(text).toContain("Failed tests:\n  test/mixed.test.mjs › fails");
+  });
+
+  it("lists skipped tests under their reason, and counts those skipped without one", () => {
+    const text = summarise({ report: recorded, vitestStatus: 1, root }).lines.join("\n");
+    expect(text).toContain(
+      [
+        "  2 that needs rclone (install: sudo apt-get install -y rclone):",
+        "    test/mixed.test.mjs › rclone › copies up and down",
+        "    test/mixed.test.mjs › rclone › fails with a wrong secret",
+      ].join("\n"),
+    );
+    expect(text).toContain("  1 with no reason recorded");
+  });
+
+  it("passes a run whose only non-passing tests were skipped for a missing tool", () => {
+    const mixed = recorded.testResults.find((f) => f.name.endsWith("mixed.test.mjs"))!;
+    const report = {
+      testResults: [
+        {
+          ...mixed,
+          status: "passed",
+          assertionResults: mixed.assertionResults.filter((a) => a.status === "passed" || a.meta?.["skipReason"]),
+        },
+      ],
+    };
+    const summary = summarise({ report, vitestStatus: 0, root });
+    expect(summary.lines.at(-1)).toBe("1 passed, 0 failed, 2 skipped");
+    expect(summary.failed).toBe(0);
+  });
+
+  it("never closes on 0 failed when vitest failed: an error outside the tests counts as one failure", () => {
+    const passing = { testResults: [{ name: "/repo/a.test.ts", status: "passed", assertionResults: [] }] };
+    const summary = summarise({ report: passing, vitestStatus: 1, root });
+    expect(summary.lines.at(-1)).toBe("0 passed, 1 failed");
+    expect(summary.lines[0]).toMatch(/vitest exited with status 1 although no test in its report failed/);
+  });
+
+  it("fails when vitest wrote no report or one of another shape", () => {
+    expect(summarise({ report: undefined, vitestStatus: 1, root }).lines).toEqual([
+      "vitest failed (exit 1) with no report from vitest: see its output above",
+      "0 passed, 1 failed",
+    ]);
+    expect(summarise({ report: { tests: [] }, vitestStatus: 0, root }).failed).toBe(1);
+  });
+});
+
+describe("tool detection", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  /** A fresh copy of the module: it answers once per process, and each case sets its own environment. */
+  const freshTools = () => import("../support/tools.mts");
+
+  it("probes PATH: a tool that is not there is missing, and `needs` skips with the install command", async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), "no-tools-"));
+    try {
+      vi.stubEnv("PATH", empty);
+      vi.stubEnv("CLOUDPLATFORM_TEST_TOOLS", undefined);
+      vi.stubEnv("CI", undefined);
+      const tools = await freshTools();
+      expect(tools.hasTool("rclone")).toBe(false);
+      expect(tools.needs("rclone", "pocketsphinx")).toEqual({
+        skip: true,
+        meta: {
+          skipReason:
+            "needs rclone, pocketsphinx (install: sudo apt-get install -y rclone pocketsphinx pocketsphinx-en-us)",
+        },
+      });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("takes the answer test.sh hands over, and under CI never skips", async () => {
+    vi.stubEnv("CLOUDPLATFORM_TEST_TOOLS", JSON.stringify({ sox: true, rclone: false }));
+    vi.stubEnv("CI", "");
+    const tools = await freshTools();
+    expect(tools.needs("sox")).toEqual({});
+    expect(tools.needs("sox", "rclone").skip).toBe(true);
+    vi.stubEnv("CI", "true");
+    expect(tools.needs("rclone")).toEqual({});
+    expect(tools.installCommand(["ffmpeg", "sox", "ffmpeg"])).toBe("sudo apt-get install -y ffmpeg sox");
+  });
+});
+
+describe("running an external program", () => {
+  it("names a missing program and how to install it", async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), "no-tools-"));
+    try {
+      const error = await runProgram("rclone", ["version"], { env: { PATH: empty } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProgramError);
+      expect((error as ProgramError).message).toBe(
+        "rclone is not installed (not found on PATH); install it with: sudo apt-get install -y rclone",
+      );
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("fails with the program's name, its exit status and its stderr", async () => {
+    const error = await runProgram("sh", ["-c", "echo 'SignatureDoesNotMatch: the secret is wrong' >&2; exit 3"]).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProgramError);
+    expect((error as ProgramError).message).toMatch(
+      /^`sh -c .*` exited with status 3; stderr:\nSignatureDoesNotMatch: the secret is wrong$/s,
+    );
+    expect(error).toMatchObject({ program: "sh", exitCode: 3 });
+  });
+
+  it("reports a program killed at its deadline", async () => {
+    const error = await runProgram("sleep", ["5"], { timeoutMs: 100 }).catch((e: unknown) => e);
+    expect((error as ProgramError).message).toMatch(/^`sleep 5` killed after 0\.1 s/);
+  });
+
+  it("returns the output of a program expected to fail, and fails when it succeeds instead", async () => {
+    const failure = await programFailure("sh", ["-c", "echo out; echo denied >&2; exit 1"]);
+    expect(failure).toEqual({ stdout: "out\n", stderr: "denied\n", exitCode: 1 });
+    await expect(programFailure("sh", ["-c", "echo fine"])).rejects.toThrow(
+      /^`sh -c echo fine` succeeded but was expected to fail; stdout:\nfine$/,
+    );
+  });
+});
