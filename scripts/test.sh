@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite after making sure the toolchain is there: which Debian tools the tests
-# use are missing (skipped tests then, a failure under CI=true), typecheck and lint, then vitest's
-# three projects (unit, emulator with real S3 clients, real-engine e2e), closed by one summary line.
-# Works on a fresh machine after `npm install`. Extra arguments go to vitest and skip typecheck and
-# lint.
+# use are missing (skipped tests then, a failure under CI=true), typecheck and lint, the packed
+# package's types, then vitest's three projects (unit, emulator with real S3 clients, real-engine
+# e2e), closed by one summary line. Works on a fresh machine after `npm install`. Extra arguments
+# go to vitest and skip typecheck, lint and the package check.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=lib/toolchain.sh
@@ -19,6 +19,8 @@ if [ "$#" -eq 0 ]; then
   phase "typecheck and lint"
   npm run --silent typecheck
   npm run --silent lint
+  phase "packed package: types for every resolution, publint"
+  bash scripts/check-package.sh
 fi
 
 phase "vitest (projects: unit, emulator, e2e)"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The package as users get it: packs it once (after a build) and checks that its types resolve for
+# every entry point under node10, node16 (CJS and ESM importers) and bundler resolution
+# (@arethetypeswrong/cli), and that package.json agrees with the packed files (publint). Run by
+# `npm test`; on its own: `bash scripts/check-package.sh`.
+set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+
+npm run --silent build
+pack_dir="$(mktemp -d)"
+trap 'rm -rf "$pack_dir"' EXIT
+# The build above is what `prepare` would run again: skip it.
+tarball="$pack_dir/$(npm pack --silent --ignore-scripts --pack-destination "$pack_dir" | tail -n 1)"
+npx --no-install attw "$tarball" --profile strict --format table-flipped --no-emoji --no-color
+npx --no-install publint run "$tarball" --strict
