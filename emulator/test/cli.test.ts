@@ -31,15 +31,20 @@ async function launch(args: string[]): Promise<Launched> {
   const child = spawn(process.execPath, [bin, ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
   const stdout: string[] = [];
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const lines = createInterface({ input: child.stdout! });
   const ready = await new Promise<Ready>((done, fail) => {
     lines.on("line", (line) => {
       stdout.push(line);
       if (stdout.length === 1) done(JSON.parse(line) as Ready);
     });
-    void exited.then((code) => fail(new Error(`emulator exited with ${code} before it was ready`)));
+    void exited.then((code) =>
+      fail(
+        new Error(`the emulator command exited with ${code} before it was ready; its stderr:\n${stderr.slice(-4000)}`),
+      ),
+    );
   });
-  child.stderr!.resume();
   return { child, ready, stdout, exited };
 }
 

@@ -37,10 +37,12 @@ await p.close();
 
 let child: ChildProcessWithoutNullStreams;
 let lines: AsyncIterator<string>;
+/** Kept so that a crash of the child fails the test with the child's own error. */
+let childStderr = "";
 
 async function nextMessage(): Promise<Record<string, unknown>> {
   const { value, done } = await lines.next();
-  if (done) throw new Error("the plane child process exited");
+  if (done) throw new Error(`the plane child process (node) exited; its stderr:\n${childStderr.slice(-4000)}`);
   return JSON.parse(value) as Record<string, unknown>;
 }
 
@@ -55,6 +57,7 @@ beforeAll(async () => {
     ["--experimental-transform-types", "--no-warnings", "--input-type=module", "-e", CHILD],
     { env: { ...process.env, S3_HELPERS: join(__dirname, "s3-helpers.ts") }, stdio: ["pipe", "pipe", "pipe"] },
   );
+  child.stderr.on("data", (chunk: Buffer) => (childStderr += chunk.toString("utf8")));
   lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
 });
 
