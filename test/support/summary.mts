@@ -102,7 +102,10 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
   if (skippedByReason.size > 0 || skippedWithoutReason > 0) lines.push("Skipped:");
   for (const [reason, titles] of skippedByReason) {
     skipped += titles.length;
-    lines.push(`  ${titles.length} that ${reason}:`, ...titles.map((t) => `    ${t}`));
+    lines.push(
+      `  ${reason} (${titles.length} ${titles.length === 1 ? "test" : "tests"}):`,
+      ...titles.map((t) => `    ${t}`),
+    );
   }
   if (skippedWithoutReason > 0)
     lines.push(`  ${skippedWithoutReason} with no reason recorded (left out by a name filter or marked skip in code)`);

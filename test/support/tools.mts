@@ -111,7 +111,7 @@ export function needs(...tools: Tool[]): TestOptions {
   if (missing.length === 0 || isCI()) return {};
   return {
     skip: true,
-    meta: { skipReason: `needs ${missing.join(", ")} (install: ${installCommand(missing)})` },
+    meta: { skipReason: `needs ${missing.join(", ")}; install: ${installCommand(missing)}` },
   };
 }
 

@@ -31,7 +31,7 @@ describe("the closing summary", () => {
     const text = summarise({ report: recorded, vitestStatus: 1, root }).lines.join("\n");
     expect(text).toContain(
       [
-        "  2 that needs rclone (install: sudo apt-get install -y rclone):",
+        "  needs rclone; install: sudo apt-get install -y rclone (2 tests):",
         "    test/mixed.test.mjs › rclone › copies up and down",
         "    test/mixed.test.mjs › rclone › fails with a wrong secret",
       ].join("\n"),
@@ -92,7 +92,7 @@ describe("tool detection", () => {
         skip: true,
         meta: {
           skipReason:
-            "needs rclone, pocketsphinx (install: sudo apt-get install -y rclone pocketsphinx pocketsphinx-en-us)",
+            "needs rclone, pocketsphinx; install: sudo apt-get install -y rclone pocketsphinx pocketsphinx-en-us",
         },
       });
     } finally {
