@@ -44,6 +44,8 @@ export interface SummaryInput {
 
 const skippedStates = new Set(["skipped", "pending", "todo"]);
 
+const tests = (n: number): string => `${n} ${n === 1 ? "test" : "tests"}`;
+
 export function closingLine(passed: number, failed: number, skipped: number): string {
   return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 }
@@ -85,7 +87,7 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
     }
     if (broken) {
       const why = file.message?.trim() || "a beforeAll/afterAll hook or the worker failed: see the error above";
-      brokenFiles.push(`${name}: ${why.split("\n")[0]}` + (notRun > 0 ? ` (${notRun} tests not run)` : ""));
+      brokenFiles.push(`${name}: ${why.split("\n")[0]}` + (notRun > 0 ? ` (${tests(notRun)} not run)` : ""));
     }
   }
 
@@ -102,10 +104,7 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
   if (skippedByReason.size > 0 || skippedWithoutReason > 0) lines.push("Skipped:");
   for (const [reason, titles] of skippedByReason) {
     skipped += titles.length;
-    lines.push(
-      `  ${reason} (${titles.length} ${titles.length === 1 ? "test" : "tests"}):`,
-      ...titles.map((t) => `    ${t}`),
-    );
+    lines.push(`  ${reason} (${tests(titles.length)}):`, ...titles.map((t) => `    ${t}`));
   }
   if (skippedWithoutReason > 0)
     lines.push(`  ${skippedWithoutReason} with no reason recorded (left out by a name filter or marked skip in code)`);

@@ -62,6 +62,14 @@ describe("the closing summary", () => {
     expect(summary.lines[0]).toMatch(/vitest exited with status 1 although no test in its report failed/);
   });
 
+  it("counts in words: one test not run", () => {
+    const oneTest = [{ ancestorTitles: [], title: "one", status: "skipped", meta: {} }];
+    const report = {
+      testResults: [{ name: "/repo/a.test.ts", status: "failed", message: "boom", assertionResults: oneTest }],
+    };
+    expect(summarise({ report, vitestStatus: 1, root }).lines).toContain("  a.test.ts: boom (1 test not run)");
+  });
+
   it("fails when vitest wrote no report or one of another shape", () => {
     expect(summarise({ report: undefined, vitestStatus: 1, root }).lines).toEqual([
       "vitest failed (exit 1) with no report from vitest: see its output above",
