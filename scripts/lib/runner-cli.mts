@@ -23,15 +23,16 @@ setTimeout(() => {
   const op = (JSON.parse(process.argv[2] ?? "{}") as { op?: string }).op;
   process.stdout.write(
     `\n${JSON.stringify({ op, ok: false, error: `runner: ${op} did not finish within ${deadlineSeconds} s` })}\n`,
+    () => process.exit(0),
   );
-  process.exit(0);
 }, deadlineSeconds * 1000).unref();
 
 main().then(
   (answer) => {
-    process.stdout.write(`\n${JSON.stringify(answer)}\n`);
-    // The Automation API may leave a gRPC server handle open.
-    process.exit(0);
+    // The Automation API may leave a gRPC server handle open, hence the exit; but only once the
+    // answer is flushed: exiting right after a large write to a pipe cuts it short (a 100-resource
+    // stack export is ~300 KB).
+    process.stdout.write(`\n${JSON.stringify(answer)}\n`, () => process.exit(0));
   },
   (error: unknown) => {
     process.stderr.write(`runner failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
