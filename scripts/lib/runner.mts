@@ -26,7 +26,8 @@ export interface StackRef {
   readonly stackName: string;
 }
 
-export type Operation = "up" | "preview" | "refresh" | "destroy" | "export";
+/** "cancel" is `pulumi cancel`: it releases the lock a killed `up` leaves on the stack. */
+export type Operation = "up" | "preview" | "refresh" | "destroy" | "export" | "cancel";
 
 export interface RunRequest extends StackRef {
   readonly op: Operation;
@@ -61,7 +62,7 @@ export interface RunResult {
 
 const passphrase = "cloudplatform-local-passphrase";
 
-function engineEnv(stateDir: string, binDir: string): Record<string, string> {
+export function engineEnv(stateDir: string, binDir: string): Record<string, string> {
   return {
     PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
     PULUMI_HOME: path.join(stateDir, "home"),
@@ -171,6 +172,9 @@ export async function runOperation(
         const r = await stack.destroy({ onEvent, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
       }
+      case "cancel":
+        await stack.cancel();
+        return { op, ok: true };
     }
   } catch (error) {
     return { op, ok: false, error: error instanceof Error ? error.message : String(error) };
