@@ -1,0 +1,95 @@
+// The emulator as the soak sees it from outside Pulumi: its inspection endpoints
+// (docs/api-contract.md §9) and the management API called with the dashboard token, as a person
+// would to see what exists.
+import type { EmulatorEndpoints } from "../lib/emulator-process.mts";
+import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
+
+/** Fault settings of `PUT /_emulator/faults` (§9, §9.1). */
+export interface Faults {
+  readonly statusRates?: Readonly<Record<string, number>>;
+  readonly dropRate?: number;
+  readonly loseRate?: number;
+  readonly garbleRate?: number;
+  readonly routes?: string;
+  readonly retryAfterSeconds?: number;
+}
+
+export interface Stats {
+  readonly writes: number;
+  readonly injected: Readonly<Record<string, number>>;
+}
+
+export type FaultsOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };
+
+const timeout = (): AbortSignal => AbortSignal.timeout(15_000);
+
+export class Platform {
+  readonly endpoints: EmulatorEndpoints;
+
+  constructor(endpoints: EmulatorEndpoints) {
+    this.endpoints = endpoints;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+    return fetch(`${this.endpoints.baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.endpoints.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: timeout(),
+    });
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.call(method, path, body);
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  /** Sets the faults; a refusal (an emulator that does not know a field yet) is an answer, not an error. */
+  async setFaults(faults: Faults): Promise<FaultsOutcome> {
+    const response = await this.call("PUT", "/_emulator/faults", faults);
+    if (response.ok) return { accepted: true };
+    return { accepted: false, reason: `${response.status} ${(await response.text()).slice(0, 300)}` };
+  }
+
+  async clearFaults(): Promise<void> {
+    const outcome = await this.setFaults({});
+    if (!outcome.accepted) throw new Error(`the emulator refused to clear its faults: ${outcome.reason}`);
+  }
+
+  /** Empties the platform and its counters between rounds. */
+  async reset(): Promise<void> {
+    const response = await this.call("POST", "/_emulator/reset");
+    if (!response.ok) throw new Error(`POST /_emulator/reset answered ${response.status}`);
+  }
+
+  async stats(): Promise<Stats> {
+    const s = await this.json<{ writes?: number; injected?: Record<string, number> }>("GET", "/_emulator/stats");
+    return { writes: s.writes ?? 0, injected: s.injected ?? {} };
+  }
+
+  /** Every bucket (with its credentials) and every zone. Call it with the faults cleared. */
+  async inventory(): Promise<Inventory> {
+    const buckets = await this.json<Array<{ id: string; name: string }>>("GET", "/object-storage/buckets");
+    const zones = await this.json<Array<{ id: string; name: string }>>("GET", "/dns/zones");
+    const withCredentials: PlatformBucket[] = await Promise.all(
+      buckets.map(async (b) => {
+        const list = await this.json<Array<{ access_key_id: string }>>(
+          "GET",
+          `/object-storage/buckets/${encodeURIComponent(b.id)}/credentials`,
+        );
+        return { id: b.id, name: b.name, credentials: list.map((c) => c.access_key_id) };
+      }),
+    );
+    return { buckets: withCredentials, zones: zones.map((z): PlatformZone => ({ id: z.id, name: z.name })) };
+  }
+
+  /** What a user does by hand when a zone blocks their `up`: delete it through the management API. */
+  async deleteZone(id: string): Promise<void> {
+    const response = await this.call("DELETE", `/dns/zones/${encodeURIComponent(id)}`);
+    if (!response.ok && response.status !== 404) throw new Error(`DELETE /dns/zones/${id} answered ${response.status}`);
+  }
+}

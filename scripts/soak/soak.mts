@@ -1,0 +1,167 @@
+// `npm run soak`: issue 11's measurement. examples/soak is deployed with the real engine against the
+// emulator (a separate process) under faults, lost answers and kills; the platform is compared with
+// the stack after each round; the emulator is itself killed under write load. Prints the issue's
+// table, writes per-round records with --json, and with --check fails when a goal is missed.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { startEmulatorProcess } from "../lib/emulator-process.mts";
+import { prepareExample } from "../lib/example-workspace.mts";
+import { pulumiBinDir, repoRoot } from "../lib/paths.mts";
+import { declaredCreates } from "./compare.mts";
+import { faultRounds, faultsSpec, killRounds, killsSpec, lostSpec, type DeployContext } from "./deployments.mts";
+import { emulatorKills } from "./emulator-kills.mts";
+import { parseOptions, usage, UsageError, type SoakOptions } from "./options.mts";
+import { Platform } from "./platform.mts";
+import { endEverything, watchChild } from "./processes.mts";
+import { seeded } from "./random.mts";
+import { goals, table, type SituationResult } from "./report.mts";
+
+const log = (message: string): void => void process.stderr.write(`[soak] ${message}\n`);
+
+function commit(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: repoRoot, encoding: "utf8" }).trim() !== "";
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Each deploy situation gets its own emulator (rounds reset it) and its own stream of random choices. */
+async function deploySituation(
+  options: SoakOptions,
+  tmp: string,
+  example: { workDir: string; projectName: string },
+  name: "faults" | "lost" | "kills",
+  index: number,
+): Promise<SituationResult> {
+  const emulator = await startEmulatorProcess(path.join(tmp, `emulator-${name}.log`), [
+    "--data-dir",
+    path.join(tmp, `emulator-${name}`),
+    "--quiet",
+  ]);
+  watchChild(emulator.process);
+  try {
+    const d = options.declaration;
+    const ctx: DeployContext = {
+      platform: new Platform(emulator),
+      workDir: example.workDir,
+      projectName: example.projectName,
+      stacksDir: path.join(tmp, "stacks"),
+      declaration: d,
+      config: {
+        "cloudplatform:baseUrl": { value: emulator.baseUrl },
+        "cloudplatform:s3Url": { value: emulator.s3Url },
+        "cloudplatform:apiUrl": { value: emulator.apiUrl },
+        "cloudplatform:apiKey": { value: emulator.apiKey, secret: true },
+        buckets: { value: String(d.buckets) },
+        credentialsPerBucket: { value: String(d.credentialsPerBucket) },
+        zones: { value: String(d.zones) },
+        namePrefix: { value: d.namePrefix },
+      },
+      pulumiBinDir: pulumiBinDir(),
+      random: seeded(options.seed + index),
+      ...(options.recover === undefined ? {} : { recoverCommand: options.recover }),
+      log,
+    };
+    switch (name) {
+      case "faults":
+        return await faultRounds(ctx, faultsSpec(options.rounds));
+      case "lost":
+        return await faultRounds(ctx, lostSpec(options.lostRounds));
+      case "kills":
+        return await killRounds(ctx, killsSpec(options.killRounds));
+    }
+  } finally {
+    await emulator.stop();
+  }
+}
+
+async function runSituations(options: SoakOptions, tmp: string): Promise<SituationResult[]> {
+  const deploys = (["faults", "lost", "kills"] as const).filter((s) => options.only.has(s));
+  const results: SituationResult[] = [];
+  if (deploys.length > 0) {
+    log("installing the packed package into a copy of examples/soak");
+    const example = await prepareExample("soak", tmp);
+    const d = options.declaration;
+    log(
+      `program: ${d.buckets} buckets (half auto-named), ${d.credentialsPerBucket} credentials each, ${d.zones} zones ` +
+        `= ${declaredCreates(d)} resources; running ${deploys.join(", ")} side by side`,
+    );
+    // Side by side: most of a round is waiting (engine start-up, retry back-off), and each
+    // situation has its own emulator and stacks, so they do not see each other's objects.
+    results.push(...(await Promise.all(deploys.map((name, i) => deploySituation(options, tmp, example, name, i + 1)))));
+  }
+  if (options.only.has("emulator"))
+    results.push(await emulatorKills({ cycles: options.emulatorCycles, dir: tmp, random: seeded(options.seed), log }));
+  return results;
+}
+
+async function main(): Promise<number> {
+  let options: SoakOptions | "help";
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`soak: ${error.message}\n\n${usage}`);
+    return 2;
+  }
+  if (options === "help") {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const started = new Date();
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-soak-"));
+  log(`seed ${options.seed}; working in ${tmp}${options.keep ? " (kept)" : ""}`);
+  const cleanup = async (): Promise<void> => {
+    const ended = await endEverything();
+    if (ended > 0) log(`ended ${ended} leftover processes of killed runs`);
+    if (!options.keep) await rm(tmp, { recursive: true, force: true });
+  };
+  process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
+  try {
+    const results = await runSituations(options, tmp);
+    const seconds = Math.round((Date.now() - started.getTime()) / 1000);
+    const checked = goals(results);
+    const missed = checked.filter((g) => !g.met);
+    const revision = commit();
+    process.stdout.write(`\n${table(results)}\n\n`);
+    for (const g of checked)
+      process.stdout.write(`${g.informational ? "ℹ" : g.met ? "✓" : "✗"} ${g.situation}: ${g.goal} (${g.detail})\n`);
+    process.stdout.write(
+      `\n${started.toISOString().slice(0, 10)}, commit ${revision}, seed ${options.seed}, ` +
+        `${Math.floor(seconds / 60)} min ${seconds % 60} s; ${missed.length} of ${checked.length} goals missed\n`,
+    );
+    if (options.json !== undefined) {
+      const record = {
+        startedAt: started.toISOString(),
+        seconds,
+        commit: revision,
+        seed: options.seed,
+        options: { ...options, only: [...options.only] },
+        situations: results,
+        goals: checked,
+      };
+      // npm runs scripts at the repository root; a relative path means where the user typed the command.
+      await writeFile(
+        path.resolve(process.env.INIT_CWD ?? process.cwd(), options.json),
+        `${JSON.stringify(record, null, 2)}\n`,
+      );
+      log(`records written to ${options.json}`);
+    }
+    return options.check && missed.length > 0 ? 1 : 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);
