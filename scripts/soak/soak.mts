@@ -114,6 +114,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = new Date();
+  // Taken now: what runs is what was checked out at the start.
+  const revision = commit();
   const tmp = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-soak-"));
   log(`seed ${options.seed}; working in ${tmp}${options.keep ? " (kept)" : ""}`);
   const cleanup = async (): Promise<void> => {
@@ -127,7 +129,6 @@ async function main(): Promise<number> {
     const seconds = Math.round((Date.now() - started.getTime()) / 1000);
     const checked = goals(results);
     const missed = checked.filter((g) => !g.met);
-    const revision = commit();
     process.stdout.write(`\n${table(results)}\n\n`);
     for (const g of checked)
       process.stdout.write(`${g.informational ? "ℹ" : g.met ? "✓" : "✗"} ${g.situation}: ${g.goal} (${g.detail})\n`);
