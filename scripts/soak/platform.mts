@@ -1,6 +1,6 @@
 // The emulator as the soak sees it from outside Pulumi: its inspection endpoints
-// (docs/api-contract.md §9) and the management API called with the dashboard token, as a person
-// would to see what exists.
+// (docs/api-contract.md §9), among them the inventory of every object, and the management API
+// called with the dashboard token, as a person deleting something by hand would.
 import type { EmulatorEndpoints } from "../lib/emulator-process.mts";
 import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
 
@@ -71,20 +71,22 @@ export class Platform {
     return { writes: s.writes ?? 0, injected: s.injected ?? {} };
   }
 
-  /** Every bucket (with its credentials) and every zone. Call it with the faults cleared. */
+  /**
+   * Every bucket (with its credentials) and every zone, from `GET /_emulator/inventory` (§9): one
+   * answer in the canonical shape, never subject to faults.
+   */
   async inventory(): Promise<Inventory> {
-    const buckets = await this.json<Array<{ id: string; name: string }>>("GET", "/object-storage/buckets");
-    const zones = await this.json<Array<{ id: string; name: string }>>("GET", "/dns/zones");
-    const withCredentials: PlatformBucket[] = await Promise.all(
-      buckets.map(async (b) => {
-        const list = await this.json<Array<{ access_key_id: string }>>(
-          "GET",
-          `/object-storage/buckets/${encodeURIComponent(b.id)}/credentials`,
-        );
-        return { id: b.id, name: b.name, credentials: list.map((c) => c.access_key_id) };
-      }),
-    );
-    return { buckets: withCredentials, zones: zones.map((z): PlatformZone => ({ id: z.id, name: z.name })) };
+    const inventory = await this.json<{
+      buckets: Array<{ id: string; name: string }>;
+      zones: Array<{ id: string; name: string }>;
+      credentials: Array<{ bucket_id: string; access_key_id: string }>;
+    }>("GET", "/_emulator/inventory");
+    const buckets = inventory.buckets.map((b): PlatformBucket => ({
+      id: b.id,
+      name: b.name,
+      credentials: inventory.credentials.filter((c) => c.bucket_id === b.id).map((c) => c.access_key_id),
+    }));
+    return { buckets, zones: inventory.zones.map((z): PlatformZone => ({ id: z.id, name: z.name })) };
   }
 
   /** What a user does by hand when a zone blocks their `up`: delete it through the management API. */
