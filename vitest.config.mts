@@ -1,14 +1,18 @@
 import { defineConfig } from "vitest/config";
 
 // Three projects, run by scripts/test.sh in this order:
-// - unit: provider and SDK logic, network disabled (nock);
+// - unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
 // - emulator: the emulator over real HTTP on loopback, with real S3 clients;
 // - e2e: real Pulumi engine (Automation API) against the emulator, in child processes.
 export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts", "scripts/soak/**/*.test.mts"],
+          environment: "node",
+        },
       },
       {
         test: {

@@ -1,6 +1,6 @@
-// `node --test scripts/soak/`: what the soak counts, on hand-made inventories and state exports.
+// What the soak counts, on hand-made inventories and state exports.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it } from "vitest";
 import {
   bucketType,
   compare,

@@ -1,9 +1,9 @@
-// `node --test scripts/soak/`: options, /proc parsing, and how the soak reads the engine's failures.
+// Options, /proc parsing, and how the soak reads the engine's failures.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { describe, it } from "node:test";
+import { describe, it } from "vitest";
 import { parseOptions, UsageError } from "./options.mts";
 import { parseStat, processTree } from "./processes.mts";
 import { seeded } from "./random.mts";

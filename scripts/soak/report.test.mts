@@ -1,6 +1,6 @@
-// `node --test scripts/soak/`: the table and the goals, made from hand-made round records.
+// The table and the goals, made from hand-made round records.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it } from "vitest";
 import { noCounts, type KindCounts } from "./compare.mts";
 import {
   goals,
