@@ -1,15 +1,19 @@
 /**
- * Typed calls of the management API (docs/api-contract.md §3–§6) over `ApiClient.request`.
+ * Typed calls of the management API (docs/api-contract.md §3–§6) over `ApiClient.request`, with the
+ * answers read as §2.3 says: lists followed across pages, one object read from the list where the
+ * platform has no route for it, actions and deletes done on any 2xx.
  */
+import type { z } from "zod";
 import { pathOf, type ApiClient } from "./client.js";
-import { isNotFound } from "./errors.js";
+import { CloudPlatformError, hasCode, isNotFound, NotFoundError, UnexpectedResponseError } from "./errors.js";
 import { registerSecret } from "./redact.js";
 import {
   apiKeySchema,
   bucketListSchema,
   bucketSchema,
+  createdBucketSchema,
+  createdZoneSchema,
   credentialListSchema,
-  credentialSchema,
   credentialWithSecretSchema,
   zoneListSchema,
   zoneSchema,
@@ -17,6 +21,7 @@ import {
   type Bucket,
   type Credential,
   type CredentialWithSecret,
+  type Page,
   type Zone,
 } from "./shapes.js";
 
@@ -32,14 +37,123 @@ export async function rotateApiKey(client: ApiClient): Promise<ApiKeyResponse> {
   return res.data;
 }
 
+/** More pages than any project has objects: a platform that keeps linking to pages is broken. */
+const maxPages = 1000;
+
+/** `rel="next"` of an RFC 8288 Link header. */
+function linkHeaderNext(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header.join(",") : header;
+  for (const part of value?.split(/,(?=\s*<)/) ?? []) {
+    const match = /^\s*<([^>]*)>(.*)$/s.exec(part);
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? "")?.[1];
+    if (match && rel?.toLowerCase().split(/\s+/).includes("next")) return match[1];
+  }
+  return undefined;
+}
+
+/** The path (after the base URL) of the next page, or why it cannot be requested. */
+function nextPath(
+  base: string,
+  current: string,
+  next: string | undefined,
+  seen: Set<string>,
+): string | { why: string } {
+  if (next === undefined) return { why: "it gives no link to them" };
+  const href = new URL(next, base + current).href;
+  if (!href.startsWith(base)) return { why: "its next page is not under the base URL" };
+  if (seen.has(href) || seen.size >= maxPages) return { why: "its pages do not end" };
+  seen.add(href);
+  return href.slice(base.length) || "/";
+}
+
+/**
+ * Every item of a list, following its pages: the Link header's `next`, else a next link in the
+ * body. The next page must be under the base URL (the credential is sent to no other address); a
+ * list that says it continues without a link there fails, rather than hide objects that exist.
+ */
+async function listAll<T>(
+  client: ApiClient,
+  path: string,
+  query: Record<string, string | undefined>,
+  schema: z.ZodType<Page<T>>,
+): Promise<T[]> {
+  // As URL spells it (default port dropped, host in lower case), so that next links compare with it.
+  const base = new URL(client.settings.baseUrl).href.replace(/\/$/, "");
+  const items: T[] = [];
+  const seen = new Set<string>();
+  let current = path;
+  for (let first = true; ; first = false) {
+    const res = await client.request({ method: "GET", path: current, ...(first ? { query } : {}), schema });
+    items.push(...res.data.items);
+    const next = linkHeaderNext(res.headers["link"]) ?? res.data.next;
+    if (next === undefined && !res.data.more) return items;
+    const step = nextPath(base, current, next, seen);
+    if (typeof step !== "string") {
+      throw new UnexpectedResponseError(
+        `GET ${path}`,
+        [],
+        `the list continues on further pages, but ${step.why}`,
+        res.status,
+      );
+    }
+    current = step;
+  }
+}
+
+/** Routes a platform turned out not to have, per client (so per settings and run): `GET …/{id}` of a kind. */
+const missingRoutes = new WeakMap<ApiClient, Set<string>>();
+
+function routesMissing(client: ApiClient): Set<string> {
+  let missing = missingRoutes.get(client);
+  if (missing === undefined) missingRoutes.set(client, (missing = new Set()));
+  return missing;
+}
+
+/**
+ * One object by id. A platform without that route (405, 501, or 404 while the list still has the
+ * object) is answered from the list, and the list answers for the rest of the run; a 404 of an
+ * object the list does not have either means the object is gone.
+ */
+async function readOne<T extends { id: string }>(
+  client: ApiClient,
+  kind: string,
+  path: string,
+  schema: z.ZodType<T>,
+  list: () => Promise<T[]>,
+  id: string,
+): Promise<T> {
+  const missing = routesMissing(client);
+  const fromList = async () => (await list()).find((item) => item.id === id);
+  let found: T | undefined;
+  if (missing.has(kind)) {
+    found = await fromList();
+  } else {
+    try {
+      return (await client.request({ method: "GET", path, schema })).data;
+    } catch (err) {
+      const status = CloudPlatformError.isInstance(err) ? err.status : undefined;
+      if (status !== 404 && status !== 405 && status !== 501) throw err;
+      found = await fromList();
+      if (found === undefined && status === 404) throw err;
+      missing.add(kind);
+    }
+  }
+  if (found !== undefined) return found;
+  throw new NotFoundError(
+    `GET ${path}: no ${kind} ${id} in the list of ${kind}s`,
+    "The object does not exist (it may have been deleted outside Pulumi).",
+    { endpoint: `GET ${path}` },
+  );
+}
+
 export async function listZones(client: ApiClient, name?: string): Promise<Zone[]> {
-  const res = await client.request({ method: "GET", path: "/dns/zones", query: { name }, schema: zoneListSchema });
+  const zones = await listAll(client, "/dns/zones", { name }, zoneListSchema);
   // The name filter is an assumption of the contract: filter again in case the server ignores it.
-  return name === undefined ? res.data : res.data.filter((z) => z.name === name);
+  return name === undefined ? zones : zones.filter((z) => z.name === name);
 }
 
 export async function getZone(client: ApiClient, id: string): Promise<Zone> {
-  return (await client.request({ method: "GET", path: pathOf`/dns/zones/${id}`, schema: zoneSchema })).data;
+  return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, () => listZones(client), id);
 }
 
 export async function createZone(client: ApiClient, name: string): Promise<Zone> {
@@ -47,7 +161,7 @@ export async function createZone(client: ApiClient, name: string): Promise<Zone>
     method: "POST",
     path: "/dns/zones",
     body: { name },
-    schema: zoneSchema,
+    schema: createdZoneSchema(name),
     reconcile: async () => (await listZones(client, name))[0],
   });
   return res.data;
@@ -58,13 +172,8 @@ export async function deleteZone(client: ApiClient, id: string): Promise<void> {
 }
 
 export async function listBuckets(client: ApiClient, name?: string): Promise<Bucket[]> {
-  const res = await client.request({
-    method: "GET",
-    path: "/object-storage/buckets",
-    query: { name },
-    schema: bucketListSchema,
-  });
-  return name === undefined ? res.data : res.data.filter((b) => b.name === name);
+  const buckets = await listAll(client, "/object-storage/buckets", { name }, bucketListSchema);
+  return name === undefined ? buckets : buckets.filter((b) => b.name === name);
 }
 
 export async function findBucketByName(client: ApiClient, name: string): Promise<Bucket | undefined> {
@@ -72,8 +181,7 @@ export async function findBucketByName(client: ApiClient, name: string): Promise
 }
 
 export async function getBucket(client: ApiClient, id: string): Promise<Bucket> {
-  return (await client.request({ method: "GET", path: pathOf`/object-storage/buckets/${id}`, schema: bucketSchema }))
-    .data;
+  return readOne(client, "bucket", pathOf`/object-storage/buckets/${id}`, bucketSchema, () => listBuckets(client), id);
 }
 
 export async function createBucket(client: ApiClient, name: string, storageClass: string): Promise<Bucket> {
@@ -81,7 +189,7 @@ export async function createBucket(client: ApiClient, name: string, storageClass
     method: "POST",
     path: "/object-storage/buckets",
     body: { name, storage_class: storageClass },
-    schema: bucketSchema,
+    schema: createdBucketSchema(name),
     reconcile: () => findBucketByName(client, name),
   });
   return res.data;
@@ -93,12 +201,7 @@ export async function deleteBucket(client: ApiClient, id: string): Promise<boole
 }
 
 export async function listCredentials(client: ApiClient, bucketId: string): Promise<Credential[]> {
-  const res = await client.request({
-    method: "GET",
-    path: pathOf`/object-storage/buckets/${bucketId}/credentials`,
-    schema: credentialListSchema,
-  });
-  return res.data;
+  return listAll(client, pathOf`/object-storage/buckets/${bucketId}/credentials`, {}, credentialListSchema);
 }
 
 /**
@@ -116,6 +219,7 @@ export async function createCredential(client: ApiClient, bucketId: string): Pro
   return res.data;
 }
 
+/** Activates or deactivates. Nothing of the answer is needed: any 2xx (204, the object, a message) is done. */
 export async function setCredentialActive(
   client: ApiClient,
   bucketId: string,
@@ -128,22 +232,42 @@ export async function setCredentialActive(
     path: pathOf`/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/` + action,
     // Activate and deactivate set a state: repeating them is harmless (contract §6).
     idempotent: true,
-    schema: credentialSchema.optional(),
   });
 }
 
+/**
+ * Regenerates the secret. The new secret exists only in the answer, and the old one is dead once
+ * the platform processed the request: an answer without the secret is regenerated again once (a
+ * repeat only yields a newer secret), then fails with `CLOUDPLATFORM_UNEXPECTED_RESPONSE`.
+ */
 export async function regenerateCredential(
   client: ApiClient,
   bucketId: string,
   accessKeyId: string,
 ): Promise<CredentialWithSecret> {
-  const res = await client.request({
-    method: "POST",
-    path: pathOf`/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/regenerate`,
-    schema: credentialWithSecretSchema,
-    // A repeated regenerate only yields a newer secret; the last answer is the valid one.
-    idempotent: true,
-  });
+  const regenerate = () =>
+    client.request({
+      method: "POST",
+      path: pathOf`/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/regenerate`,
+      schema: credentialWithSecretSchema,
+      idempotent: true,
+    });
+  let res;
+  try {
+    res = await regenerate();
+  } catch (err) {
+    if (!hasCode(err, "CLOUDPLATFORM_UNEXPECTED_RESPONSE")) throw err;
+    try {
+      res = await regenerate();
+    } catch (again) {
+      if (hasCode(again, "CLOUDPLATFORM_UNEXPECTED_RESPONSE") && again instanceof Error) {
+        again.message +=
+          ` Two regenerations were answered without a readable secret: the previous secret of ${accessKeyId} no ` +
+          "longer works. Run `pulumi up` again to regenerate it.";
+      }
+      throw again;
+    }
+  }
   registerSecret(res.data.secret_access_key);
   return res.data;
 }
@@ -154,7 +278,7 @@ export async function deleteCredential(client: ApiClient, bucketId: string, acce
   );
 }
 
-/** Resolves true when done, false when the object was already gone (404). */
+/** Resolves true when done (any 2xx, whatever its body), false when the object was already gone (404, 410). */
 async function ignoreNotFound(p: Promise<unknown>): Promise<boolean> {
   try {
     await p;

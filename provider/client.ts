@@ -136,6 +136,8 @@ export class ApiClient {
   readonly settings: Settings;
   private readonly options: ClientOptions;
   private readonly policy: RetryPolicy;
+  /** Bases that took `Bearer <api_key>` after refusing the raw key (see `authorizedAttempt`). */
+  private readonly bearerBases = new Set<Base>();
 
   constructor(settings: Settings, options: ClientOptions = {}) {
     this.settings = settings;
@@ -152,14 +154,14 @@ export class ApiClient {
     let lastError: CloudPlatformError | undefined;
 
     for (let attempt = 0; attempt < this.policy.maxAttempts; attempt++) {
-      const result = await this.attempt(opts, endpoint);
+      const result = await this.authorizedAttempt(opts, endpoint);
       let retryAfter: number | undefined;
       let maybeSent: boolean;
       if (result.kind === "response") {
         if (isExpected(result.status, opts.expectedStatus)) {
           return { status: result.status, headers: result.headers, data: parseBody(result, opts.schema, endpoint) };
         }
-        lastError = httpError(result, endpoint);
+        lastError = httpError(result, endpoint, this.settings.auth.kind);
         if (!retryableStatuses.has(result.status)) throw lastError;
         retryAfter = parseRetryAfter(result.headers["retry-after"], now());
         maybeSent = !notProcessedStatuses.has(result.status);
@@ -192,14 +194,38 @@ export class ApiClient {
     throw error;
   }
 
-  private async attempt<T>(opts: RequestOptions<T>, endpoint: string): Promise<Attempt | Failure> {
+  /**
+   * One attempt with the Authorization form this client uses for the request's base. The contract
+   * (§2) sends the API key raw everywhere; a transcription API that wants `Bearer <api_key>`
+   * refuses that (401, or 403), so the Bearer form is tried once and, if it is accepted, kept for
+   * the rest of this client's life (§2.3). A refused request was not processed, so repeating even a
+   * create is safe.
+   */
+  private async authorizedAttempt<T>(opts: RequestOptions<T>, endpoint: string): Promise<Attempt | Failure> {
+    const base = opts.base ?? "management";
+    const auth = this.settings.auth;
+    const contract = auth.kind === "apiKey" ? auth.value : `Bearer ${auth.value}`;
+    const bearer = base === "transcription" && auth.kind === "apiKey" ? `Bearer ${auth.value}` : undefined;
+    if (bearer === undefined) return this.attempt(opts, endpoint, contract);
+    if (this.bearerBases.has(base)) return this.attempt(opts, endpoint, bearer);
+    const first = await this.attempt(opts, endpoint, contract);
+    if (first.kind !== "response" || !refusedCredential(first.status)) return first;
+    const second = await this.attempt(opts, endpoint, bearer);
+    if (second.kind === "response" && !refusedCredential(second.status)) this.bearerBases.add(base);
+    return second;
+  }
+
+  private async attempt<T>(
+    opts: RequestOptions<T>,
+    endpoint: string,
+    authorization: string,
+  ): Promise<Attempt | Failure> {
     const baseUrl = (opts.base ?? "management") === "management" ? this.settings.baseUrl : this.settings.apiUrl;
     const url = new URL(baseUrl + opts.path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const auth = this.settings.auth;
     const headers: Record<string, string> = {
       accept: "application/json",
-      authorization: auth.kind === "apiKey" ? auth.value : `Bearer ${auth.value}`,
+      authorization,
       "user-agent": this.options.userAgent ?? "pulumi-cloudplatform",
     };
     let body: string | undefined;
@@ -279,11 +305,34 @@ function errorCode(err: unknown): string {
   return "UNKNOWN";
 }
 
+/** A refused credential: 401, and 403 on platforms that use it for that (contract §2.3). */
+function refusedCredential(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/**
+ * JSON, with integers past 2^53 kept as their digits (a 64-bit id would otherwise lose its last
+ * digits and name another object). The third reviver argument is the JSON.parse source text
+ * access of ES2025 (Node.js 22 and later).
+ */
+function parseJson(text: string): unknown {
+  return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === "number" && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? "")
+      ? context?.source
+      : value,
+  );
+}
+
+/**
+ * The body of a 2xx answer, read with the operation's schema. An answer the provider cannot use
+ * (not JSON, or without what the operation needs) is an `UnexpectedResponseError` carrying the
+ * status and the endpoint: the request was processed, only its answer is unusable.
+ */
 function parseBody<T>(res: Attempt, schema: z.ZodType<T> | undefined, endpoint: string): T {
   let json: unknown = undefined;
   if (res.text.trim() !== "") {
     try {
-      json = JSON.parse(res.text);
+      json = parseJson(res.text);
     } catch {
       if (schema !== undefined) throw new UnexpectedResponseError(endpoint, [], "the body is not JSON", res.status);
       return undefined as T;
@@ -294,25 +343,33 @@ function parseBody<T>(res: Attempt, schema: z.ZodType<T> | undefined, endpoint: 
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues
     .slice(0, 3)
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "body"}: ${i.code}`)
+    .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.code === "custom" ? i.message : i.code}`)
     .join("; ");
   throw new UnexpectedResponseError(endpoint, receivedKeys(json), problems, res.status);
 }
 
+/** What to check when the platform refuses the credential: the setting in use, by both its names. */
+const refusedHints: Record<Settings["auth"]["kind"], string> = {
+  apiKey:
+    "The platform refused the API key: check cloudplatform:apiKey (or CLOUDPLATFORM_API_KEY); a rotated key stops working at once.",
+  token:
+    "The platform refused the dashboard token: check cloudplatform:token (or CLOUDPLATFORM_TOKEN); a JWT expires with its session.",
+};
+
 const hints: Record<number, string> = {
   400: "Fix the value the message names.",
-  401: "Check cloudplatform:apiKey or cloudplatform:token (a rotated API key stops working at once).",
-  403: "The credential lacks the permission for this request.",
   404: "The object does not exist (it may have been deleted outside Pulumi).",
   409: "The name is taken or the object is in a conflicting state.",
   429: "The API is rate limiting this project; try again later.",
 };
 
-function httpError(res: Attempt, endpoint: string): HttpError {
+function httpError(res: Attempt, endpoint: string, auth: Settings["auth"]["kind"]): HttpError {
   const { apiCode, message } = readErrorBody(res.text);
   const status = res.status;
   const server = message === undefined ? "" : `: ${safeText(message)}`;
-  const hint = hints[status] ?? (status >= 500 ? "The platform failed; try again later." : "");
+  const hint = refusedCredential(status)
+    ? refusedHints[auth]
+    : (hints[status === 410 ? 404 : status] ?? (status >= 500 ? "The platform failed; try again later." : ""));
   return new (httpErrorClasses[status] ?? HttpError)(
     `${endpoint} failed with ${status}${apiCode === undefined ? "" : ` ${safeText(apiCode, 60)}`}${server}`,
     hint,
@@ -327,6 +384,8 @@ const httpErrorClasses: Record<number, typeof HttpError> = {
   401: UnauthorizedError,
   403: UnauthorizedError,
   404: NotFoundError,
+  // Gone: a platform that remembers deleted objects says so instead of 404.
+  410: NotFoundError,
   409: ConflictError,
   429: RateLimitedError,
 };

@@ -11,7 +11,7 @@ import type { CallContext, Props, ResourceCore } from "../core.js";
 import { goneFromState, importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
-import type { Bucket } from "../shapes.js";
+import { keyForm, type Bucket } from "../shapes.js";
 import { bucketTable, storageClasses, type BucketInputs, type BucketOutputs } from "./bucket.fields.js";
 import { forgetCredentialList } from "./credentialList.js";
 import { emptyBucket } from "./emptyBucket.js";
@@ -37,11 +37,20 @@ export function autoName(resourceName: string): string {
   return `${base === "" ? "bucket" : base}-${suffix}`;
 }
 
+/**
+ * The platform's storage class as the program spells it (`STANDARD`, `standard` → `Standard`):
+ * another spelling of the same class must not read as drift, which would replace the bucket.
+ */
+function storageClassOf(b: Bucket): string | undefined {
+  const live = b.storage_class;
+  return live === undefined ? undefined : (storageClasses.find((c) => keyForm(c) === keyForm(live)) ?? live);
+}
+
 function outputs(b: Bucket, inputs: BucketInputs, s3Endpoint: string, adopted: boolean): BucketOutputs {
   return {
     bucketId: b.id,
     name: b.name,
-    storageClass: b.storage_class ?? inputs.storageClass,
+    storageClass: storageClassOf(b) ?? inputs.storageClass,
     forceDestroy: inputs.forceDestroy,
     adopt: inputs.adopt,
     adopted,
@@ -59,7 +68,7 @@ async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint:
       "Bucket names are unique on the platform: pick another name.",
     );
   }
-  const liveClass = existing.storage_class ?? inputs.storageClass;
+  const liveClass = storageClassOf(existing) ?? inputs.storageClass;
   if (liveClass !== inputs.storageClass) {
     // Adopting it would make the next diff replace (delete) the bucket just adopted.
     throw new ConflictError(
@@ -159,7 +168,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         adopted: state.adopted ?? false,
         bucketId: live.id,
         name: live.name,
-        storageClass: live.storage_class ?? state.storageClass,
+        storageClass: storageClassOf(live) ?? state.storageClass,
         s3Endpoint: state.s3Endpoint || (ctx.settings.s3Url ?? ""),
         region: state.region || s3Region,
         ...(createdAt === undefined ? {} : { createdAt }),

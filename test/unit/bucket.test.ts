@@ -163,7 +163,9 @@ describe("Bucket operations", () => {
   it("reads a deleted bucket as gone", async () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
-      .reply(404, { error: { code: "not_found" } });
+      .reply(404, { error: { code: "not_found" } })
+      .get("/object-storage/buckets")
+      .reply(200, []);
     const log = ctx();
     expect(await bucketCore.read(log, "bkt_1", state)).toEqual({});
     expect(log.logs[0]?.level).toBe("warn");

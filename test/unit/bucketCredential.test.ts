@@ -83,7 +83,9 @@ describe("BucketCredential operations", () => {
   it("fails clearly for an unknown bucket before creating anything", async () => {
     nock(base)
       .get("/object-storage/buckets/nope")
-      .reply(404, { error: { code: "not_found" } });
+      .reply(404, { error: { code: "not_found" } })
+      .get("/object-storage/buckets")
+      .reply(200, []);
     const err = await thrown(() => bucketCredentialCore.create(ctx(), { bucketId: "nope", active: true }));
     expect(err.message).toContain("Check bucketId");
   });

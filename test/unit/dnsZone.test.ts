@@ -58,7 +58,7 @@ describe("DnsZone operations", () => {
       outs: state,
       inputs: { name: "example.com" },
     });
-    nock(base).get("/dns/zones/zone_1").reply(404);
+    nock(base).get("/dns/zones/zone_1").reply(404).get("/dns/zones").reply(200, { zones: [] });
     expect(await dnsZoneCore.read(ctx(), "zone_1", state)).toEqual({});
   });
 

@@ -71,7 +71,7 @@ describe("dynamic host adapter", () => {
   });
 
   it("reads a gone object as an empty id", async () => {
-    nock(base).get("/object-storage/buckets/bkt_1").reply(404);
+    nock(base).get("/object-storage/buckets/bkt_1").reply(404).get("/object-storage/buckets").reply(200, []);
     expect(await bucket().read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" })).toEqual({
       id: "",
       props: {},

@@ -162,7 +162,9 @@ describe("create, read, update, delete", () => {
   it("a refresh of an object gone returns no id", async () => {
     nock(base)
       .get("/dns/zones/zone_1")
-      .reply(404, { error: { code: "not_found" } });
+      .reply(404, { error: { code: "not_found" } })
+      .get("/dns/zones")
+      .reply(200, []);
     expect(await read("zone_1", urn("DnsZone", "z"), { zoneId: "zone_1", name: "a.example", nameservers: [] })).toEqual(
       { id: "", props: {} },
     );

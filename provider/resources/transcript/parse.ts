@@ -1,11 +1,22 @@
-import { z } from "zod";
-import { entity, snakeKeys, unwrapData } from "../../shapes.js";
-import { transcriptStatuses, type TranscriptStatus } from "./fields.js";
+import {
+  amount,
+  createdNames,
+  Fields,
+  identifier,
+  isObj,
+  keyForm,
+  objectWith,
+  reader,
+  text,
+  timestamp,
+} from "../../shapes.js";
+import type { TranscriptStatus } from "./fields.js";
 
 /**
- * Schemas of the transcription answers (docs/api-contract.md §8) for the client, accepting the
- * documented variants: a `{data: …}` envelope and camelCase spellings (both undone by shapes.ts
- * first), alternative field names. An answer that fits none fails the request with
+ * Readers of the transcription answers (docs/api-contract.md §8) for the client, by the rules of
+ * shapes.ts (§2.3): the object under any envelope or its kind's key, any spelling of a key, the
+ * names other platforms give the same fields, numeric ids, epoch timestamps. An answer without
+ * what the operation needs (an id and a status; a key and an address) fails the request with
  * `CLOUDPLATFORM_UNEXPECTED_RESPONSE`, naming the keys received.
  */
 
@@ -27,27 +38,39 @@ export function isFinished(status: TranscriptStatus): boolean {
   return status === "done" || status === "error";
 }
 
-const text = z.string();
-const number = z.number().finite().nonnegative();
-const errorObject = z.object({ code: z.string().optional(), message: z.string().optional() });
+/** Spellings of the four states (spec §2) other platforms use for the same ideas. */
+const statusWords: Record<string, TranscriptStatus> = {
+  queued: "queued",
+  pending: "queued",
+  waiting: "queued",
+  processing: "processing",
+  running: "processing",
+  inprogress: "processing",
+  done: "done",
+  completed: "done",
+  complete: "done",
+  succeeded: "done",
+  success: "done",
+  error: "error",
+  failed: "error",
+  failure: "error",
+};
 
-const transcriptBody = z.looseObject({
-  id: z.string().min(1),
-  status: z.enum(transcriptStatuses),
-  text: text.nullish(),
-  transcript: text.nullish(),
-  result: z.looseObject({ text: text.nullish() }).nullish(),
-  language: z.string().nullish(),
-  audio_duration: number.nullish(),
-  duration: number.nullish(),
-  duration_seconds: number.nullish(),
-  price_usd: number.nullish(),
-  error: z.union([z.string(), errorObject]).nullish(),
-  error_message: z.string().nullish(),
-  message: z.string().nullish(),
-  created_at: z.string().nullish(),
-  completed_at: z.string().nullish(),
-});
+function statusOf(v: unknown): TranscriptStatus | undefined {
+  const s = text(v);
+  return s === undefined ? undefined : statusWords[keyForm(s)];
+}
+
+/** Seconds, or milliseconds under a name that says so. */
+function durationOf(f: Fields): number | undefined {
+  const seconds = f.read(
+    ["audio_duration", "duration", "duration_seconds", "audio_duration_seconds", "length"],
+    amount,
+  );
+  if (seconds !== undefined) return seconds;
+  const ms = f.read(["duration_ms", "audio_duration_ms"], amount);
+  return ms === undefined ? undefined : ms / 1000;
+}
 
 /** Splits the spec's `"<code>: <detail>"` error string (spec §2). */
 export function splitErrorMessage(message: string): { code?: string; message: string } {
@@ -55,38 +78,47 @@ export function splitErrorMessage(message: string): { code?: string; message: st
   return match ? { code: match[1]!, message: match[2]! } : { message };
 }
 
-function first<T>(...values: (T | null | undefined)[]): T | undefined {
-  for (const value of values) if (value !== undefined && value !== null) return value;
-  return undefined;
+function errorOf(f: Fields): { errorCode?: string; errorMessage: string } {
+  const nested = f.read(["error"], (v) => (isObj(v) ? new Fields(v) : undefined));
+  if (nested !== undefined) {
+    const code = nested.read(["code", "type"], text);
+    const message = nested.read(["message", "detail", "description"], text) ?? code ?? "the job failed";
+    return { ...(code === undefined ? {} : { errorCode: code }), errorMessage: message };
+  }
+  const raw = f.read(["error", "error_message", "failure_reason", "message"], text);
+  const split = splitErrorMessage(raw ?? "the job failed without a message");
+  return { ...(split.code === undefined ? {} : { errorCode: split.code }), errorMessage: split.message };
 }
 
-function toRecord(t: z.infer<typeof transcriptBody>): TranscriptRecord {
-  const record: TranscriptRecord = { id: t.id, status: t.status };
-  const transcriptText = first(t.text, t.transcript, t.result?.text);
-  if (transcriptText !== undefined) record.text = transcriptText;
-  if (t.language) record.language = t.language;
-  const duration = first(t.audio_duration, t.duration, t.duration_seconds);
+function readTranscript(raw: unknown): TranscriptRecord {
+  const f = objectWith(raw, ["transcript", "job"], ["status", "state"]);
+  const record: TranscriptRecord = {
+    id: f.need(["id", "uuid", "transcript_id", "job_id"], identifier, "transcript id"),
+    status: f.need(["status", "state"], statusOf, "status (queued, processing, done, error)"),
+  };
+  const result = f.read(["result"], (v) => (isObj(v) ? new Fields(v) : undefined));
+  const transcriptText = f.read(["text", "transcript", "transcription"], (v) =>
+    typeof v === "string" ? v : undefined,
+  );
+  const resultText = result?.read(["text", "transcript"], (v) => (typeof v === "string" ? v : undefined));
+  const words = transcriptText ?? resultText;
+  if (words !== undefined) record.text = words;
+  const language = f.read(["language", "language_code", "detected_language", "lang"], text);
+  if (language !== undefined) record.language = language;
+  const duration = durationOf(f);
   if (duration !== undefined) record.audioDurationSeconds = duration;
-  if (t.price_usd !== undefined && t.price_usd !== null) record.priceUsd = t.price_usd;
-  if (t.created_at) record.createdAt = t.created_at;
-  if (t.completed_at) record.completedAt = t.completed_at;
-  if (t.status === "error") {
-    const error = t.error;
-    if (error && typeof error === "object") {
-      if (error.code) record.errorCode = error.code;
-      record.errorMessage = error.message ?? error.code ?? "the job failed";
-    } else {
-      const raw = first(typeof error === "string" ? error : undefined, t.error_message, t.message);
-      const split = splitErrorMessage(raw ?? "the job failed without a message");
-      if (split.code) record.errorCode = split.code;
-      record.errorMessage = split.message;
-    }
-  }
+  const price = f.read(["price_usd", "price", "cost_usd", "cost"], amount);
+  if (price !== undefined) record.priceUsd = price;
+  const createdAt = f.read(createdNames, timestamp);
+  if (createdAt !== undefined) record.createdAt = createdAt;
+  const completedAt = f.read(["completed_at", "completed", "finished_at", "done_at", "ended_at"], timestamp);
+  if (completedAt !== undefined) record.completedAt = completedAt;
+  if (record.status === "error") Object.assign(record, errorOf(f));
   return record;
 }
 
-/** A transcript (contract §8.2, §8.3); the id may also come as `uuid` or `transcript_id`. */
-export const transcriptSchema = z.preprocess(entity("transcript"), transcriptBody.transform(toRecord));
+/** A transcript (contract §8.2, §8.3). */
+export const transcriptSchema = reader(readTranscript);
 
 export interface UploadTicket {
   readonly uploadKey: string;
@@ -95,9 +127,9 @@ export interface UploadTicket {
 }
 
 /** The answer of POST /v1/transcripts/upload (contract §8.1). */
-export const uploadTicketSchema = z.preprocess(
-  (raw) => snakeKeys(unwrapData(raw)),
-  z
-    .looseObject({ upload_key: z.string().min(1), upload_url: z.string().min(1) })
-    .transform((u): UploadTicket => ({ uploadKey: u.upload_key, uploadUrl: u.upload_url })),
-);
+export const uploadTicketSchema = reader((raw): UploadTicket => {
+  const keyNames = ["upload_key", "key", "upload_id"];
+  const urlNames = ["upload_url", "url", "put_url", "signed_url"];
+  const f = objectWith(raw, ["upload"], urlNames);
+  return { uploadKey: f.need(keyNames, text, "uploadKey"), uploadUrl: f.need(urlNames, text, "uploadUrl") };
+});
