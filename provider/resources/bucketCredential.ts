@@ -8,7 +8,7 @@ import { createCredential, deleteCredential, getBucket, regenerateCredential, se
 import { requireS3Url } from "../config.js";
 import type { Props, ResourceCore } from "../core.js";
 import { goneFromState, isUnknown } from "../core.js";
-import { ImportIdInvalidError, PartialCreateError, isNotFound } from "../errors.js";
+import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import type { Credential } from "../shapes.js";
 import { s3Region } from "./bucket.js";
@@ -144,9 +144,12 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       outs = rest;
     }
     let changedSomething = false;
+    let regenerating = false;
     try {
       if (!sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) {
+        regenerating = true;
         const regenerated = await regenerateCredential(api, olds.bucketId, id);
+        regenerating = false;
         outs = { ...outs, secretAccessKey: regenerated.secret_access_key };
         changedSomething = true;
         ctx.log.info(`secret regenerated; access key id ${id} is unchanged.`);
@@ -158,6 +161,11 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
     } catch (err) {
       // A regenerated secret exists only in this answer: losing it would leave the state with a dead secret.
       if (changedSomething) throw new PartialCreateError(id, outs, err);
+      // Regenerated, but no answer carried the new secret: the one in the state is dead. Keep the
+      // state without it, and with the old rotateWhenChanged, so the next up regenerates again.
+      if (regenerating && hasCode(err, "CLOUDPLATFORM_UNEXPECTED_RESPONSE")) {
+        throw new PartialCreateError(id, { ...olds, secretAccessKey: "" }, err);
+      }
       throw err;
     } finally {
       forgetCredentialList(api, olds.bucketId);

@@ -382,6 +382,26 @@ describe("§2.3 action answers", () => {
     expect(regenerated.secret_access_key).toBe("Second-secret-0123456789");
   });
 
+  it("regenerate answered twice without a secret: a typed error, and a state without the dead secret", async () => {
+    nock(base)
+      .post(`${creds}/AK1/regenerate`)
+      .reply(200, { message: "regenerated" })
+      .post(`${creds}/AK1/regenerate`)
+      .reply(204);
+    const err = await thrown(() =>
+      bucketCredentialCore.update(ctx(), "AK1", state, {
+        bucketId: "bkt_1",
+        active: true,
+        rotateWhenChanged: { v: "2" },
+      }),
+    );
+    expect(err.code).toBe("CLOUDPLATFORM_PARTIAL");
+    expect(err.message).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
+    expect(err.message).toContain("no longer works");
+    // The next up sees the old rotateWhenChanged, so it regenerates again; the dead secret is gone.
+    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "" });
+  });
+
   it("other failures of regenerate are not taken for a regeneration", async () => {
     nock(base)
       .post(`${creds}/AK1/regenerate`)
