@@ -754,6 +754,50 @@ describe("§2.3 transcripts as other platforms spell them", () => {
     });
   });
 
+  it.each([
+    ["pending", "queued"],
+    ["waiting", "queued"],
+    ["running", "processing"],
+    ["in_progress", "processing"],
+    ["SUCCEEDED", "done"],
+    ["complete", "done"],
+    ["failed", "error"],
+  ])("the state %s is %s", async (word, status) => {
+    nock(base).get("/v1/transcripts/tr_1").reply(200, { id: "tr_1", status: word });
+    expect((await transcriptionApi(client()).getTranscript("tr_1"))?.status).toBe(status);
+  });
+
+  it("a state it does not know, or no id, is an unusable answer", async () => {
+    nock(base)
+      .get("/v1/transcripts/tr_1")
+      .reply(200, { id: "tr_1", status: "exploded" })
+      .get("/v1/transcripts/tr_1")
+      .reply(200, { status: "done" });
+    const tx = transcriptionApi(client());
+    expect((await thrown(() => tx.getTranscript("tr_1"))).message).toContain("no usable status");
+    expect((await thrown(() => tx.getTranscript("tr_1"))).message).toContain("no usable transcript id");
+  });
+
+  it("price, finish time and an upload slot under other names", async () => {
+    nock(base)
+      .get("/v1/transcripts/tr_1")
+      .reply(200, { id: "tr_1", status: "done", cost: "0.01", finished_at: "2026-01-02T03:04:05Z", lang: "en" })
+      .post("/v1/transcripts/upload")
+      .reply(200, { key: "upl_1", url: "https://up.example/x", expires_in: 3600 });
+    const tx = transcriptionApi(client());
+    expect(await tx.getTranscript("tr_1")).toEqual({
+      id: "tr_1",
+      status: "done",
+      priceUsd: 0.01,
+      completedAt: "2026-01-02T03:04:05Z",
+      language: "en",
+    });
+    expect(await tx.prepareUpload({ filename: "a.wav", size: 1 })).toEqual({
+      uploadKey: "upl_1",
+      uploadUrl: "https://up.example/x",
+    });
+  });
+
   it("reads a failed job's error from the string of the spec or an object", async () => {
     nock(base)
       .get("/v1/transcripts/a")
