@@ -141,7 +141,11 @@ export class RateLimitedError extends HttpError {
   static override readonly code = "CLOUDPLATFORM_RATE_LIMITED";
 }
 
-/** A response whose shape matches none of the variants of docs/api-contract.md. */
+/**
+ * A `2xx` answer the provider cannot use: not JSON, or without what the operation needs (contract
+ * §2.3). The platform processed the request; only its answer is unusable, which §2.4 treats like
+ * a lost answer. `status` and `endpoint` say which answer.
+ */
 export class UnexpectedResponseError extends CloudPlatformError {
   static override readonly code = "CLOUDPLATFORM_UNEXPECTED_RESPONSE";
   /** Keys of the received object (never the values). */
