@@ -10,6 +10,7 @@ import type { Logger } from "../core.js";
 import { secretOutputs } from "../fields.js";
 import { Host, type AnyCore } from "../host.js";
 import { coreFor } from "./cores.js";
+import { invoke } from "./invoke.js";
 import { schemaJson } from "./schema.js";
 import { decode, encode } from "./wire.js";
 
@@ -40,6 +41,9 @@ export function createProvider(options: PluginOptions): provider.Provider {
   return {
     version: options.version,
     getSchema: async () => schemaJson(options.version),
+
+    // `inputs` is raw Struct JSON; the SDK's interface types it `any`.
+    invoke: (token, inputs: unknown) => invoke(host, token, inputs),
 
     async check(urn, olds, news) {
       const n = decode(news);
