@@ -6,6 +6,7 @@
  */
 import { settingTable } from "../config.js";
 import { alwaysSet, programInputs, type Field, type FieldKind, type ResourceTable } from "../fields.js";
+import { lookups, type Lookup } from "../functions.js";
 import { cores, packageName, tokenOf } from "./cores.js";
 
 type Spec = Record<string, unknown>;
@@ -44,6 +45,44 @@ function resourceSpec(table: ResourceTable): Spec {
   };
 }
 
+const properties = (fields: Readonly<Record<string, Field>>): Spec =>
+  Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, propertySpec(field, false)]));
+
+/** An object the lookups return, as a schema type: every field, those always set required. */
+function objectSpec(table: ResourceTable): Spec {
+  return { properties: properties(table.fields), required: alwaysSet(table) };
+}
+
+const typeRef = (table: ResourceTable): string => `#/types/${tokenOf(table.type)}`;
+
+function functionSpec(lookup: Lookup): Spec {
+  const { args, result } = lookup;
+  const outputs =
+    "object" in result
+      ? objectSpec(result.object)
+      : {
+          properties: {
+            [result.list]: { type: "array", items: { $ref: typeRef(result.of) }, description: result.description },
+          },
+          required: [result.list],
+        };
+  return {
+    description: lookup.description,
+    ...(Object.keys(args).length === 0
+      ? {}
+      : { inputs: { properties: properties(args), required: Object.keys(args).filter((n) => args[n]?.required) } }),
+    outputs,
+  };
+}
+
+/** The object types the list lookups return, each once. */
+function typeSpecs(): Spec {
+  const tables = lookups.flatMap((l) => ("of" in l.result ? [l.result.of] : []));
+  return Object.fromEntries(
+    tables.map((t) => [tokenOf(t.type), { type: "object", description: t.description, ...objectSpec(t) }]),
+  );
+}
+
 const settings: Spec = Object.fromEntries(
   Object.entries(settingTable).map(([name, s]) => [
     name,
@@ -55,17 +94,47 @@ const settings: Spec = Object.fromEntries(
   ]),
 );
 
+/**
+ * Where the Go SDK lives: sdks/go of this repository, its own module (`<repository>/sdks/go`, go.mod
+ * written by the generator from this path), the package `cloudplatform` inside it.
+ */
+export const repository = "github.com/cloudplatform/pulumi-cloudplatform";
+export const goImportBasePath = `${repository}/sdks/go/${packageName}`;
+
+/**
+ * Names per language. The Node SDK cannot be `pulumi-cloudplatform`, the dynamic SDK's own name:
+ * it is `@pulumi-cloudplatform/sdk`, under a scope that holds this project's packages only.
+ */
+export const languages = {
+  nodejs: { packageName: "@pulumi-cloudplatform/sdk", respectSchemaVersion: true },
+  go: { importBasePath: goImportBasePath, generateResourceContainerTypes: true, respectSchemaVersion: true },
+  python: { packageName: "pulumi_cloudplatform", respectSchemaVersion: true },
+  // The vendor's packages sit under `Pulumi.*`; ours under the platform's own root.
+  csharp: {
+    rootNamespace: "CloudPlatform",
+    namespaces: { [packageName]: "Pulumi" },
+    packageReferences: { Pulumi: "3.*" },
+    respectSchemaVersion: true,
+  },
+} as const;
+
 export function buildSchema(version: string): Spec {
   return {
     name: packageName,
     displayName: "Cloud Platform",
     version,
     description: "API key, DNS zones, buckets, per-bucket S3 credentials and transcripts of the Cloud Platform.",
+    keywords: ["pulumi", packageName, "category/cloud", "kind/native"],
     license: "Apache-2.0",
+    repository: `https://${repository}`,
+    // The generators then write each SDK as a package of its own at this version (Go: its go.mod).
+    meta: { supportPack: true },
     config: { variables: settings },
     provider: { description: "The Cloud Platform provider.", inputProperties: settings },
+    types: typeSpecs(),
     resources: Object.fromEntries(cores.map((core) => [tokenOf(core.table.type), resourceSpec(core.table)])),
-    language: { nodejs: { packageName: "pulumi-cloudplatform" } },
+    functions: Object.fromEntries(lookups.map((lookup) => [tokenOf(lookup.name), functionSpec(lookup)])),
+    language: languages,
   };
 }
 

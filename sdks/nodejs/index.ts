@@ -25,6 +25,31 @@ export type DnsZone = import("./dnsZone").DnsZone;
 export const DnsZone: typeof import("./dnsZone").DnsZone = null as any;
 utilities.lazyLoad(exports, ["DnsZone"], () => require("./dnsZone"));
 
+export { GetBucketArgs, GetBucketResult, GetBucketOutputArgs } from "./getBucket";
+export const getBucket: typeof import("./getBucket").getBucket = null as any;
+export const getBucketOutput: typeof import("./getBucket").getBucketOutput = null as any;
+utilities.lazyLoad(exports, ["getBucket","getBucketOutput"], () => require("./getBucket"));
+
+export { GetBucketCredentialsArgs, GetBucketCredentialsResult, GetBucketCredentialsOutputArgs } from "./getBucketCredentials";
+export const getBucketCredentials: typeof import("./getBucketCredentials").getBucketCredentials = null as any;
+export const getBucketCredentialsOutput: typeof import("./getBucketCredentials").getBucketCredentialsOutput = null as any;
+utilities.lazyLoad(exports, ["getBucketCredentials","getBucketCredentialsOutput"], () => require("./getBucketCredentials"));
+
+export { GetBucketsResult } from "./getBuckets";
+export const getBuckets: typeof import("./getBuckets").getBuckets = null as any;
+export const getBucketsOutput: typeof import("./getBuckets").getBucketsOutput = null as any;
+utilities.lazyLoad(exports, ["getBuckets","getBucketsOutput"], () => require("./getBuckets"));
+
+export { GetDnsZoneArgs, GetDnsZoneResult, GetDnsZoneOutputArgs } from "./getDnsZone";
+export const getDnsZone: typeof import("./getDnsZone").getDnsZone = null as any;
+export const getDnsZoneOutput: typeof import("./getDnsZone").getDnsZoneOutput = null as any;
+utilities.lazyLoad(exports, ["getDnsZone","getDnsZoneOutput"], () => require("./getDnsZone"));
+
+export { GetDnsZonesResult } from "./getDnsZones";
+export const getDnsZones: typeof import("./getDnsZones").getDnsZones = null as any;
+export const getDnsZonesOutput: typeof import("./getDnsZones").getDnsZonesOutput = null as any;
+utilities.lazyLoad(exports, ["getDnsZones","getDnsZonesOutput"], () => require("./getDnsZones"));
+
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
@@ -38,9 +63,11 @@ utilities.lazyLoad(exports, ["Transcript"], () => require("./transcript"));
 
 // Export sub-modules:
 import * as config from "./config";
+import * as types from "./types";
 
 export {
     config,
+    types,
 };
 
 const _module = {

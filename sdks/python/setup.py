@@ -9,7 +9,7 @@ from setuptools.command.install import install
 from subprocess import check_call
 
 
-VERSION = "0.0.0"
+VERSION = "0.1.0"
 def readme():
     try:
         with open('README.md', encoding='utf-8') as f:
@@ -24,6 +24,10 @@ setup(name='pulumi_cloudplatform',
       description="API key, DNS zones, buckets, per-bucket S3 credentials and transcripts of the Cloud Platform.",
       long_description=readme(),
       long_description_content_type='text/markdown',
+      keywords='pulumi cloudplatform category/cloud kind/native',
+      project_urls={
+          'Repository': 'https://github.com/cloudplatform/pulumi-cloudplatform'
+      },
       license='Apache-2.0',
       packages=find_packages(),
       package_data={

@@ -7,7 +7,7 @@ import (
 	"context"
 	"reflect"
 
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -125,6 +125,56 @@ func (i *Bucket) ToBucketOutputWithContext(ctx context.Context) BucketOutput {
 	return pulumi.ToOutputWithContext(ctx, i).(BucketOutput)
 }
 
+// BucketArrayInput is an input type that accepts BucketArray and BucketArrayOutput values.
+// You can construct a concrete instance of `BucketArrayInput` via:
+//
+//	BucketArray{ BucketArgs{...} }
+type BucketArrayInput interface {
+	pulumi.Input
+
+	ToBucketArrayOutput() BucketArrayOutput
+	ToBucketArrayOutputWithContext(context.Context) BucketArrayOutput
+}
+
+type BucketArray []BucketInput
+
+func (BucketArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Bucket)(nil)).Elem()
+}
+
+func (i BucketArray) ToBucketArrayOutput() BucketArrayOutput {
+	return i.ToBucketArrayOutputWithContext(context.Background())
+}
+
+func (i BucketArray) ToBucketArrayOutputWithContext(ctx context.Context) BucketArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(BucketArrayOutput)
+}
+
+// BucketMapInput is an input type that accepts BucketMap and BucketMapOutput values.
+// You can construct a concrete instance of `BucketMapInput` via:
+//
+//	BucketMap{ "key": BucketArgs{...} }
+type BucketMapInput interface {
+	pulumi.Input
+
+	ToBucketMapOutput() BucketMapOutput
+	ToBucketMapOutputWithContext(context.Context) BucketMapOutput
+}
+
+type BucketMap map[string]BucketInput
+
+func (BucketMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Bucket)(nil)).Elem()
+}
+
+func (i BucketMap) ToBucketMapOutput() BucketMapOutput {
+	return i.ToBucketMapOutputWithContext(context.Background())
+}
+
+func (i BucketMap) ToBucketMapOutputWithContext(ctx context.Context) BucketMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(BucketMapOutput)
+}
+
 type BucketOutput struct{ *pulumi.OutputState }
 
 func (BucketOutput) ElementType() reflect.Type {
@@ -184,7 +234,51 @@ func (o BucketOutput) StorageClass() pulumi.StringOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.StringOutput { return v.StorageClass }).(pulumi.StringOutput)
 }
 
+type BucketArrayOutput struct{ *pulumi.OutputState }
+
+func (BucketArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Bucket)(nil)).Elem()
+}
+
+func (o BucketArrayOutput) ToBucketArrayOutput() BucketArrayOutput {
+	return o
+}
+
+func (o BucketArrayOutput) ToBucketArrayOutputWithContext(ctx context.Context) BucketArrayOutput {
+	return o
+}
+
+func (o BucketArrayOutput) Index(i pulumi.IntInput) BucketOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Bucket {
+		return vs[0].([]*Bucket)[vs[1].(int)]
+	}).(BucketOutput)
+}
+
+type BucketMapOutput struct{ *pulumi.OutputState }
+
+func (BucketMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Bucket)(nil)).Elem()
+}
+
+func (o BucketMapOutput) ToBucketMapOutput() BucketMapOutput {
+	return o
+}
+
+func (o BucketMapOutput) ToBucketMapOutputWithContext(ctx context.Context) BucketMapOutput {
+	return o
+}
+
+func (o BucketMapOutput) MapIndex(k pulumi.StringInput) BucketOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Bucket {
+		return vs[0].(map[string]*Bucket)[vs[1].(string)]
+	}).(BucketOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketInput)(nil)).Elem(), &Bucket{})
+	pulumi.RegisterInputType(reflect.TypeOf((*BucketArrayInput)(nil)).Elem(), BucketArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*BucketMapInput)(nil)).Elem(), BucketMap{})
 	pulumi.RegisterOutputType(BucketOutput{})
+	pulumi.RegisterOutputType(BucketArrayOutput{})
+	pulumi.RegisterOutputType(BucketMapOutput{})
 }

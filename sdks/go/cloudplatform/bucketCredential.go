@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -128,6 +128,56 @@ func (i *BucketCredential) ToBucketCredentialOutputWithContext(ctx context.Conte
 	return pulumi.ToOutputWithContext(ctx, i).(BucketCredentialOutput)
 }
 
+// BucketCredentialArrayInput is an input type that accepts BucketCredentialArray and BucketCredentialArrayOutput values.
+// You can construct a concrete instance of `BucketCredentialArrayInput` via:
+//
+//	BucketCredentialArray{ BucketCredentialArgs{...} }
+type BucketCredentialArrayInput interface {
+	pulumi.Input
+
+	ToBucketCredentialArrayOutput() BucketCredentialArrayOutput
+	ToBucketCredentialArrayOutputWithContext(context.Context) BucketCredentialArrayOutput
+}
+
+type BucketCredentialArray []BucketCredentialInput
+
+func (BucketCredentialArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*BucketCredential)(nil)).Elem()
+}
+
+func (i BucketCredentialArray) ToBucketCredentialArrayOutput() BucketCredentialArrayOutput {
+	return i.ToBucketCredentialArrayOutputWithContext(context.Background())
+}
+
+func (i BucketCredentialArray) ToBucketCredentialArrayOutputWithContext(ctx context.Context) BucketCredentialArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(BucketCredentialArrayOutput)
+}
+
+// BucketCredentialMapInput is an input type that accepts BucketCredentialMap and BucketCredentialMapOutput values.
+// You can construct a concrete instance of `BucketCredentialMapInput` via:
+//
+//	BucketCredentialMap{ "key": BucketCredentialArgs{...} }
+type BucketCredentialMapInput interface {
+	pulumi.Input
+
+	ToBucketCredentialMapOutput() BucketCredentialMapOutput
+	ToBucketCredentialMapOutputWithContext(context.Context) BucketCredentialMapOutput
+}
+
+type BucketCredentialMap map[string]BucketCredentialInput
+
+func (BucketCredentialMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*BucketCredential)(nil)).Elem()
+}
+
+func (i BucketCredentialMap) ToBucketCredentialMapOutput() BucketCredentialMapOutput {
+	return i.ToBucketCredentialMapOutputWithContext(context.Background())
+}
+
+func (i BucketCredentialMap) ToBucketCredentialMapOutputWithContext(ctx context.Context) BucketCredentialMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(BucketCredentialMapOutput)
+}
+
 type BucketCredentialOutput struct{ *pulumi.OutputState }
 
 func (BucketCredentialOutput) ElementType() reflect.Type {
@@ -187,7 +237,51 @@ func (o BucketCredentialOutput) SecretAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretAccessKey }).(pulumi.StringPtrOutput)
 }
 
+type BucketCredentialArrayOutput struct{ *pulumi.OutputState }
+
+func (BucketCredentialArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*BucketCredential)(nil)).Elem()
+}
+
+func (o BucketCredentialArrayOutput) ToBucketCredentialArrayOutput() BucketCredentialArrayOutput {
+	return o
+}
+
+func (o BucketCredentialArrayOutput) ToBucketCredentialArrayOutputWithContext(ctx context.Context) BucketCredentialArrayOutput {
+	return o
+}
+
+func (o BucketCredentialArrayOutput) Index(i pulumi.IntInput) BucketCredentialOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *BucketCredential {
+		return vs[0].([]*BucketCredential)[vs[1].(int)]
+	}).(BucketCredentialOutput)
+}
+
+type BucketCredentialMapOutput struct{ *pulumi.OutputState }
+
+func (BucketCredentialMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*BucketCredential)(nil)).Elem()
+}
+
+func (o BucketCredentialMapOutput) ToBucketCredentialMapOutput() BucketCredentialMapOutput {
+	return o
+}
+
+func (o BucketCredentialMapOutput) ToBucketCredentialMapOutputWithContext(ctx context.Context) BucketCredentialMapOutput {
+	return o
+}
+
+func (o BucketCredentialMapOutput) MapIndex(k pulumi.StringInput) BucketCredentialOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *BucketCredential {
+		return vs[0].(map[string]*BucketCredential)[vs[1].(string)]
+	}).(BucketCredentialOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*BucketCredentialInput)(nil)).Elem(), &BucketCredential{})
+	pulumi.RegisterInputType(reflect.TypeOf((*BucketCredentialArrayInput)(nil)).Elem(), BucketCredentialArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*BucketCredentialMapInput)(nil)).Elem(), BucketCredentialMap{})
 	pulumi.RegisterOutputType(BucketCredentialOutput{})
+	pulumi.RegisterOutputType(BucketCredentialArrayOutput{})
+	pulumi.RegisterOutputType(BucketCredentialMapOutput{})
 }

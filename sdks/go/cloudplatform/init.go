@@ -6,8 +6,8 @@ package cloudplatform
 import (
 	"fmt"
 
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
 	"github.com/blang/semver"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

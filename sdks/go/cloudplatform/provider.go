@@ -7,7 +7,7 @@ import (
 	"context"
 	"reflect"
 
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

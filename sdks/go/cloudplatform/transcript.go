@@ -7,7 +7,7 @@ import (
 	"context"
 	"reflect"
 
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -159,6 +159,56 @@ func (i *Transcript) ToTranscriptOutputWithContext(ctx context.Context) Transcri
 	return pulumi.ToOutputWithContext(ctx, i).(TranscriptOutput)
 }
 
+// TranscriptArrayInput is an input type that accepts TranscriptArray and TranscriptArrayOutput values.
+// You can construct a concrete instance of `TranscriptArrayInput` via:
+//
+//	TranscriptArray{ TranscriptArgs{...} }
+type TranscriptArrayInput interface {
+	pulumi.Input
+
+	ToTranscriptArrayOutput() TranscriptArrayOutput
+	ToTranscriptArrayOutputWithContext(context.Context) TranscriptArrayOutput
+}
+
+type TranscriptArray []TranscriptInput
+
+func (TranscriptArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Transcript)(nil)).Elem()
+}
+
+func (i TranscriptArray) ToTranscriptArrayOutput() TranscriptArrayOutput {
+	return i.ToTranscriptArrayOutputWithContext(context.Background())
+}
+
+func (i TranscriptArray) ToTranscriptArrayOutputWithContext(ctx context.Context) TranscriptArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(TranscriptArrayOutput)
+}
+
+// TranscriptMapInput is an input type that accepts TranscriptMap and TranscriptMapOutput values.
+// You can construct a concrete instance of `TranscriptMapInput` via:
+//
+//	TranscriptMap{ "key": TranscriptArgs{...} }
+type TranscriptMapInput interface {
+	pulumi.Input
+
+	ToTranscriptMapOutput() TranscriptMapOutput
+	ToTranscriptMapOutputWithContext(context.Context) TranscriptMapOutput
+}
+
+type TranscriptMap map[string]TranscriptInput
+
+func (TranscriptMap) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Transcript)(nil)).Elem()
+}
+
+func (i TranscriptMap) ToTranscriptMapOutput() TranscriptMapOutput {
+	return i.ToTranscriptMapOutputWithContext(context.Background())
+}
+
+func (i TranscriptMap) ToTranscriptMapOutputWithContext(ctx context.Context) TranscriptMapOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(TranscriptMapOutput)
+}
+
 type TranscriptOutput struct{ *pulumi.OutputState }
 
 func (TranscriptOutput) ElementType() reflect.Type {
@@ -268,7 +318,51 @@ func (o TranscriptOutput) WebhookUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.WebhookUrl }).(pulumi.StringPtrOutput)
 }
 
+type TranscriptArrayOutput struct{ *pulumi.OutputState }
+
+func (TranscriptArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]*Transcript)(nil)).Elem()
+}
+
+func (o TranscriptArrayOutput) ToTranscriptArrayOutput() TranscriptArrayOutput {
+	return o
+}
+
+func (o TranscriptArrayOutput) ToTranscriptArrayOutputWithContext(ctx context.Context) TranscriptArrayOutput {
+	return o
+}
+
+func (o TranscriptArrayOutput) Index(i pulumi.IntInput) TranscriptOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) *Transcript {
+		return vs[0].([]*Transcript)[vs[1].(int)]
+	}).(TranscriptOutput)
+}
+
+type TranscriptMapOutput struct{ *pulumi.OutputState }
+
+func (TranscriptMapOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*map[string]*Transcript)(nil)).Elem()
+}
+
+func (o TranscriptMapOutput) ToTranscriptMapOutput() TranscriptMapOutput {
+	return o
+}
+
+func (o TranscriptMapOutput) ToTranscriptMapOutputWithContext(ctx context.Context) TranscriptMapOutput {
+	return o
+}
+
+func (o TranscriptMapOutput) MapIndex(k pulumi.StringInput) TranscriptOutput {
+	return pulumi.All(o, k).ApplyT(func(vs []interface{}) *Transcript {
+		return vs[0].(map[string]*Transcript)[vs[1].(string)]
+	}).(TranscriptOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*TranscriptInput)(nil)).Elem(), &Transcript{})
+	pulumi.RegisterInputType(reflect.TypeOf((*TranscriptArrayInput)(nil)).Elem(), TranscriptArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*TranscriptMapInput)(nil)).Elem(), TranscriptMap{})
 	pulumi.RegisterOutputType(TranscriptOutput{})
+	pulumi.RegisterOutputType(TranscriptArrayOutput{})
+	pulumi.RegisterOutputType(TranscriptMapOutput{})
 }

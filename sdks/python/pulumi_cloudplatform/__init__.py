@@ -10,8 +10,14 @@ from .api_key import *
 from .bucket import *
 from .bucket_credential import *
 from .dns_zone import *
+from .get_bucket import *
+from .get_bucket_credentials import *
+from .get_buckets import *
+from .get_dns_zone import *
+from .get_dns_zones import *
 from .provider import *
 from .transcript import *
+from . import outputs
 
 # Make subpackages available:
 if typing.TYPE_CHECKING:

@@ -4,7 +4,7 @@
 package config
 
 import (
-	"example.com/pulumi-cloudplatform/sdk/go/cloudplatform/internal"
+	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
