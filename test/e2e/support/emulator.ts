@@ -49,8 +49,11 @@ export function emulatorStats(emulator: Emulator): Promise<EmulatorStats> {
 }
 
 /** The management API as a person with the dashboard token would use it (never the API key: a test may rotate it). */
-export async function management(emulator: Emulator, method: string, path: string): Promise<Response> {
-  return fetch(`${emulator.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${emulator.token}` } });
+export async function management(emulator: Emulator, method: string, path: string, body?: object): Promise<Response> {
+  const authorization = `Bearer ${emulator.token}`;
+  if (body === undefined) return fetch(`${emulator.baseUrl}${path}`, { method, headers: { authorization } });
+  const headers = { authorization, "content-type": "application/json" };
+  return fetch(`${emulator.baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
 }
 
 export async function bucketIdByName(emulator: Emulator, name: string): Promise<string> {

@@ -1,0 +1,194 @@
+// A Go program over the generated Go SDK (sdks/go), run by the real engine as Go users run one:
+// Go Automation API inline programs (test/e2e/go, no language host needed), the provider plugin
+// installed from its tarball with `pulumi plugin install --file`, nothing of this repository on
+// PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), refresh, drift
+// made outside, adoption of objects made outside, secrets kept secret, destroy.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorState, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { packPlugin, PluginSandbox, toolDir } from "./support/plugin-cli.js";
+import { roundTrip, type S3Access } from "./support/s3.js";
+import { launchTranscriptEmulator, LoopbackReceiver, speak } from "./support/transcript.js";
+
+const run = promisify(execFile);
+
+/** The program's parameters (test/e2e/go/main.go `Params`). */
+interface Params {
+  readonly zoneName: string;
+  readonly lookupZone: string;
+  readonly credentialActive: boolean;
+  readonly credentialRotation: string;
+  readonly keyRotation: string;
+  readonly transcriptUrl: string;
+  readonly importBucketId?: string;
+  readonly importBucketName?: string;
+  readonly importCredentialId?: string;
+}
+
+interface Answer {
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly changes?: Record<string, number>;
+  readonly outputs?: Record<string, { Value: unknown; Secret: boolean }>;
+}
+
+const goProgramDir = (): Promise<string> => toolDir("CLOUDPLATFORM_GO_E2E_BIN_DIR", "build-go-e2e.sh");
+
+describe("a Go program over the generated Go SDK and the installed plugin", () => {
+  let emulator: Emulator;
+  let receiver: LoopbackReceiver;
+  let sandbox: PluginSandbox;
+  let scratch: string;
+  let program: string;
+  let params: Params;
+  let lookedUp: { id: string; name: string };
+
+  async function op(name: "up" | "preview" | "refresh" | "destroy", changes: Partial<Params> = {}): Promise<Answer> {
+    params = { ...params, ...changes };
+    // The API key resource rotates the project key: the provider authenticates with the token.
+    const config = Object.fromEntries(
+      Object.entries(providerConfig(emulator, "token")).map(([k, v]) => [k, { value: v.value, secret: !!v.secret }]),
+    );
+    const request = { op: name, workDir: path.join(sandbox.root, "go"), stack: "dev", config, program: params };
+    const { stdout } = await run(program, [JSON.stringify(request)], {
+      cwd: sandbox.root,
+      env: sandbox.env,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 300_000,
+    });
+    const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Answer;
+    if (!answer.ok) throw new Error(`${name} failed: ${answer.error}`);
+    return answer;
+  }
+
+  const value = (a: Answer, key: string): string => String(a.outputs?.[key]?.Value);
+  const access = (a: Answer): S3Access => ({
+    endpoint: value(a, "s3Endpoint"),
+    region: value(a, "region"),
+    bucket: value(a, "bucketName"),
+    accessKeyId: value(a, "accessKeyId"),
+    secretAccessKey: value(a, "secretAccessKey"),
+  });
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-go-"));
+    await speak(path.join(scratch, "talk.wav"), "the quick brown fox jumps over the lazy dog");
+    const [dir, tarball] = await Promise.all([goProgramDir(), packPlugin(scratch)]);
+    program = path.join(dir, "cloudplatform-go-e2e");
+    [emulator, receiver, sandbox] = await Promise.all([
+      launchTranscriptEmulator(),
+      LoopbackReceiver.start(scratch),
+      PluginSandbox.create(tarball, []),
+    ]);
+    await mkdir(path.join(sandbox.root, "go"));
+    // A zone managed elsewhere, which the program finds with the getDnsZone lookup.
+    const made = await management(emulator, "POST", "/dns/zones", { name: "elsewhere.example" });
+    lookedUp = (await made.json()) as { id: string; name: string };
+    params = {
+      zoneName: "go-e2e.example",
+      lookupZone: "Elsewhere.Example.",
+      credentialActive: true,
+      credentialRotation: "1",
+      keyRotation: "1",
+      transcriptUrl: receiver.mediaUrl("talk.wav"),
+    };
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await emulator?.close();
+    await sandbox?.dispose();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  let first: Answer;
+
+  it("up creates every resource type; the credential works over S3, the lookups answer", async () => {
+    first = await op("up");
+    expect(first.changes).toEqual({ create: 6 });
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1, zones: 2, transcripts: 1 });
+    expect(await roundTrip(access(first))).toBe("ok");
+    expect(value(first, "zoneId")).toMatch(/^zone_/);
+    expect(value(first, "transcriptStatus")).toBe("done");
+    expect(value(first, "transcriptText").trim()).not.toBe("");
+    expect(value(first, "lookedUpZoneId")).toBe(lookedUp.id);
+    // The output-form lookup ran after the credential existed: it lists it, without its secret.
+    expect(first.outputs?.["listedCredentials"]?.Value).toMatchObject([
+      { accessKeyId: value(first, "accessKeyId"), bucketId: value(first, "bucketId"), active: true },
+    ]);
+  });
+
+  it("secret outputs stay secret: marked so, and absent from `pulumi stack export` without --show-secrets", async () => {
+    expect(first.outputs?.["secretAccessKey"]?.Secret).toBe(true);
+    expect(first.outputs?.["apiKey"]?.Secret).toBe(true);
+    expect(first.outputs?.["accessKeyId"]?.Secret).toBe(false);
+    const { stdout } = await sandbox.cli(path.join(sandbox.root, "go"), ["stack", "export", "--stack", "dev"]);
+    for (const secret of [value(first, "secretAccessKey"), value(first, "apiKey"), emulator.apiKey, emulator.token]) {
+      expect(secret.length).toBeGreaterThan(20);
+      expect(stdout.includes(secret)).toBe(false);
+    }
+  });
+
+  it("a second up changes nothing", async () => {
+    expect((await op("up")).changes).toEqual({ same: 6 });
+  });
+
+  it("deactivates the credential in place: S3 refuses it", async () => {
+    const down = await op("up", { credentialActive: false });
+    expect(down.changes).toEqual({ same: 5, update: 1 });
+    expect(value(down, "accessKeyId")).toBe(value(first, "accessKeyId"));
+    expect(await roundTrip(access(down))).not.toBe("ok");
+  });
+
+  it("activates and rotates it in place: same access key id, a new secret that works, the old one refused", async () => {
+    const rotated = await op("up", { credentialActive: true, credentialRotation: "2" });
+    expect(rotated.changes).toEqual({ same: 5, update: 1 });
+    expect(value(rotated, "accessKeyId")).toBe(value(first, "accessKeyId"));
+    expect(value(rotated, "secretAccessKey")).not.toBe(value(first, "secretAccessKey"));
+    expect(rotated.outputs?.["secretAccessKey"]?.Secret).toBe(true);
+    expect(await roundTrip(access(rotated))).toBe("ok");
+    expect(await roundTrip(access(first))).not.toBe("ok");
+  });
+
+  it("refresh right after finds no change", async () => {
+    expect((await op("refresh")).changes).toEqual({ same: 6 });
+  });
+
+  it("drift made outside (the credential deactivated through the management API) shows on refresh, and up repairs it", async () => {
+    const credential = `/object-storage/buckets/${value(first, "bucketId")}/credentials/${value(first, "accessKeyId")}`;
+    expect((await management(emulator, "POST", `${credential}/deactivate`)).status).toBe(200);
+    expect((await op("refresh")).changes).toEqual({ same: 5, update: 1 });
+    const repaired = await op("up");
+    expect(repaired.changes).toEqual({ same: 5, update: 1 });
+    expect(await roundTrip(access(repaired))).toBe("ok");
+  });
+
+  it("adopts a bucket and a credential made outside Pulumi (import), then a second up changes nothing", async () => {
+    const made = await management(emulator, "POST", "/object-storage/buckets", {
+      name: "go-outside",
+      storage_class: "Standard",
+    });
+    const bucket = (await made.json()) as { id: string };
+    const key = await management(emulator, "POST", `/object-storage/buckets/${bucket.id}/credentials`);
+    const credential = (await key.json()) as { access_key_id: string };
+    const adopt = {
+      importBucketId: bucket.id,
+      importBucketName: "go-outside",
+      importCredentialId: `${bucket.id}/${credential.access_key_id}`,
+    };
+    const imported = await op("up", adopt);
+    expect(imported.changes).toEqual({ same: 6, import: 2 });
+    expect(value(imported, "adoptedBucketId")).toBe(bucket.id);
+    expect(value(imported, "adoptedAccessKeyId")).toBe(credential.access_key_id);
+    expect((await op("up")).changes).toEqual({ same: 8 });
+  });
+
+  it("destroy leaves the emulator empty (but the zone managed elsewhere)", async () => {
+    const destroyed = await op("destroy");
+    expect(destroyed.changes).toEqual({ delete: 8 });
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 1 });
+  });
+});
