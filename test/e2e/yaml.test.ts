@@ -1,11 +1,13 @@
 // examples/yaml-* deployed as a user would: the plugin installed from its tarball with `pulumi plugin
 // install --file`, the YAML language host on PATH, and plain `pulumi` commands in the example's folder
-// (no Automation API), against the emulator. Nothing of this repository is on PATH.
-import { mkdtemp, rm } from "node:fs/promises";
+// (no Automation API), against the emulator. Nothing of this repository is on PATH. And the CLI's
+// `pulumi import` in a YAML project: it needs the project's language host, and YAML's is the one
+// these machines have.
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, type Emulator } from "./support/emulator.js";
+import { emulatorState, launchEmulator, management, type Emulator } from "./support/emulator.js";
 import { packPlugin, PluginSandbox, yamlHostDir } from "./support/plugin-cli.js";
 import { roundTrip } from "./support/s3.js";
 
@@ -25,9 +27,15 @@ afterAll(async () => {
   if (outDir) await rm(outDir, { recursive: true, force: true });
 });
 
+type Cli = (args: readonly string[], input?: string) => Promise<string>;
+
 /** A copy of the example with a stack whose config points the provider at the emulator. */
-async function exampleStack(example: string): Promise<(args: readonly string[], input?: string) => Promise<string>> {
-  const dir = await sandbox.copyExample(example);
+async function exampleStack(example: string): Promise<Cli> {
+  return stackIn(await sandbox.copyExample(example));
+}
+
+/** A stack of the project in `dir`, its config pointing the provider at the emulator. */
+async function stackIn(dir: string): Promise<Cli> {
   const pulumi = async (args: readonly string[], input?: string): Promise<string> =>
     (await sandbox.cli(dir, args, input)).stdout;
   await pulumi(["stack", "init", "e2e"]);
@@ -40,7 +48,7 @@ async function exampleStack(example: string): Promise<(args: readonly string[], 
 type Outputs = Record<string, unknown>;
 
 describe("examples/yaml-bucket", () => {
-  let pulumi: Awaited<ReturnType<typeof exampleStack>>;
+  let pulumi: Cli;
   let upOutput: string;
   let secret: string;
 
@@ -64,6 +72,19 @@ describe("examples/yaml-bucket", () => {
     expect(access.endpoint).toBe(emulator.s3Url);
     expect(await roundTrip(access)).toBe("ok");
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("the fn::invoke lookup lists the bucket's credential as the platform has it, without its secret", async () => {
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json", "--show-secrets"])) as Outputs;
+    expect(outputs["credentials"]).toEqual([
+      {
+        accessKeyId: outputs["accessKeyId"],
+        bucketId: expect.any(String),
+        active: true,
+        createdAt: expect.any(String),
+      },
+    ]);
+    expect(JSON.stringify(outputs["credentials"])).not.toContain(secret);
   });
 
   it("masks the secret in the CLI's outputs and keeps it, and the API key, out of the exported state", async () => {
@@ -95,7 +116,10 @@ describe("examples/yaml-bucket", () => {
     await pulumi(["config", "set", "credentialActive", "false"]);
     const update = await pulumi(["up", "--yes"]);
     expect(update).toMatch(/~ 1 updated/);
-    expect(update).not.toMatch(/replaced|created/);
+    expect(update).not.toMatch(/\d+ (replaced|created)/);
+    // The lookup runs after the update: the platform lists the credential deactivated.
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json"])) as Outputs;
+    expect(outputs["credentials"]).toMatchObject([{ accessKeyId: outputs["accessKeyId"], active: false }]);
     await pulumi(["config", "rm", "credentialActive"]);
   });
 
@@ -107,7 +131,7 @@ describe("examples/yaml-bucket", () => {
 });
 
 describe("examples/yaml-dns", () => {
-  let pulumi: Awaited<ReturnType<typeof exampleStack>>;
+  let pulumi: Cli;
 
   beforeAll(async () => {
     pulumi = await exampleStack("yaml-dns");
@@ -132,5 +156,64 @@ describe("examples/yaml-dns", () => {
     const destroyed = await pulumi(["destroy", "--yes"]);
     expect(destroyed).toMatch(/- 2 deleted/);
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 0 });
+  });
+});
+
+describe("`pulumi import` in a YAML project", () => {
+  let dir: string;
+  let pulumi: Cli;
+  let generated: string;
+  let made: { bucketId: string; accessKeyId: string };
+
+  beforeAll(async () => {
+    dir = path.join(sandbox.root, "yaml-import");
+    await mkdir(dir);
+    await writeFile(path.join(dir, "Pulumi.yaml"), "name: cloudplatform-yaml-import\nruntime: yaml\n");
+    pulumi = await stackIn(dir);
+    const bucket = await management(emulator, "POST", "/object-storage/buckets", {
+      name: "yaml-outside",
+      storage_class: "Standard",
+    });
+    const bucketId = ((await bucket.json()) as { id: string }).id;
+    const key = await management(emulator, "POST", `/object-storage/buckets/${bucketId}/credentials`);
+    made = { bucketId, accessKeyId: ((await key.json()) as { access_key_id: string }).access_key_id };
+  });
+
+  it("imports a bucket and a credential made outside Pulumi, and writes the YAML that declares them", async () => {
+    const resources = [
+      { type: "cloudplatform:index:Bucket", name: "logs", id: made.bucketId },
+      { type: "cloudplatform:index:BucketCredential", name: "reader", id: `${made.bucketId}/${made.accessKeyId}` },
+    ];
+    await writeFile(path.join(dir, "import.json"), JSON.stringify({ resources }));
+    const imported = await pulumi([
+      "import",
+      "--file",
+      "import.json",
+      "--yes",
+      "--protect=false",
+      "--out",
+      "code.yaml",
+    ]);
+    expect(imported).toMatch(/= 2 imported/);
+    generated = await readFile(path.join(dir, "code.yaml"), "utf8");
+    // Tokens of the index module are written short; the credential refers to the imported bucket.
+    expect(generated).toMatch(/logs:\n\s+type: cloudplatform:Bucket\n/);
+    expect(generated).toContain("name: yaml-outside");
+    expect(generated).toMatch(/reader:\n\s+type: cloudplatform:BucketCredential\n/);
+    expect(generated).toContain("bucketId: ${logs.id}");
+    // The platform returns a credential's secret only at create and regenerate: none to write.
+    expect(generated).not.toContain("secretAccessKey");
+  });
+
+  it("the program with the generated declarations is at rest: `pulumi up` plans no change", async () => {
+    await appendFile(path.join(dir, "Pulumi.yaml"), generated);
+    const up = await pulumi(["up", "--yes", "--expect-no-changes"]);
+    expect(up).toMatch(/3 unchanged/);
+  });
+
+  it("`pulumi destroy` deletes the adopted objects", async () => {
+    const destroyed = await pulumi(["destroy", "--yes"]);
+    expect(destroyed).toMatch(/- 3 deleted/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
