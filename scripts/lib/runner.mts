@@ -62,6 +62,7 @@ export interface RunResult {
 
 const passphrase = "cloudplatform-local-passphrase";
 
+/** The engine's variables for a stack kept under `stateDir` (file:// backend, PULUMI_HOME). */
 export function engineEnv(stateDir: string, binDir: string): Record<string, string> {
   return {
     PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
