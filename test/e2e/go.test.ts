@@ -2,15 +2,17 @@
 // Go Automation API inline programs (test/e2e/go, no language host needed), the provider plugin
 // installed from its tarball with `pulumi plugin install --file`, nothing of this repository on
 // PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), refresh, drift
-// made outside, adoption of objects made outside, secrets kept secret, destroy.
+// made outside, adoption of objects made outside, secrets kept secret, destroy. And the README's Go
+// program, run exactly as its text says.
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, management, providerConfig, type Emulator } from "./support/emulator.js";
-import { packPlugin, PluginSandbox, toolDir } from "./support/plugin-cli.js";
+import { packPlugin, PluginSandbox, repoRoot, toolDir } from "./support/plugin-cli.js";
+import { readerScript, readmeBlocks } from "./support/readme.js";
 import { roundTrip, type S3Access } from "./support/s3.js";
 import { launchTranscriptEmulator, LoopbackReceiver, speak } from "./support/transcript.js";
 
@@ -38,11 +40,64 @@ interface Answer {
 
 const goProgramDir = (): Promise<string> => toolDir("CLOUDPLATFORM_GO_E2E_BIN_DIR", "build-go-e2e.sh");
 
+let emulator: Emulator;
+let receiver: LoopbackReceiver;
+let sandbox: PluginSandbox;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-go-"));
+  await speak(path.join(scratch, "talk.wav"), "the quick brown fox jumps over the lazy dog");
+  const goBin = path.dirname((await run("bash", ["-c", "command -v go"])).stdout.trim());
+  [emulator, receiver, sandbox] = await Promise.all([
+    launchTranscriptEmulator(),
+    LoopbackReceiver.start(scratch),
+    packPlugin(scratch).then((tarball) => PluginSandbox.create(tarball, [goBin])),
+  ]);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await emulator?.close();
+  await sandbox?.dispose();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+// First: the scenario below rotates the project's API key, which the README's stack config names.
+describe("the README's Go program, written as a reader would from the README alone", () => {
+  let dir: string;
+  let shell: (script: string) => Promise<string>;
+
+  beforeAll(async () => {
+    const [steps, mainGo] = await readmeBlocks("Go");
+    if (steps?.language !== "sh" || mainGo?.language !== "go") throw new Error("README ### Go: expected sh, go");
+    await writeFile(path.join(sandbox.root, "main.go"), mainGo.text);
+    shell = async (script) => {
+      const env = { ...sandbox.env, CLOUDPLATFORM_README_API_KEY: emulator.apiKey };
+      const { stdout } = await run("bash", ["-c", script], { cwd: dir, env, maxBuffer: 64 << 20, timeout: 600_000 });
+      return stdout;
+    };
+    dir = sandbox.root;
+    const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
+    // The folder the README makes, with main.go written where its comment says so.
+    await shell(readerScript(steps, values, { "# write main.go (below), then:": "cp ../main.go main.go" }));
+    dir = path.join(sandbox.root, "storage");
+  });
+
+  it("`go run . up` deploys it through the installed plugin; the secret stays secret", async () => {
+    const outputs = JSON.parse(await shell("pulumi stack output --json")) as Record<string, unknown>;
+    expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
+    expect(outputs["secretAccessKey"]).toBe("[secret]");
+    expect(outputs["zoneCount"]).toEqual(expect.any(Number));
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("`go run . destroy` removes what it made", async () => {
+    await shell("go run . destroy");
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
 describe("a Go program over the generated Go SDK and the installed plugin", () => {
-  let emulator: Emulator;
-  let receiver: LoopbackReceiver;
-  let sandbox: PluginSandbox;
-  let scratch: string;
   let program: string;
   let params: Params;
   let lookedUp: { id: string; name: string };
@@ -75,15 +130,7 @@ describe("a Go program over the generated Go SDK and the installed plugin", () =
   });
 
   beforeAll(async () => {
-    scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-go-"));
-    await speak(path.join(scratch, "talk.wav"), "the quick brown fox jumps over the lazy dog");
-    const [dir, tarball] = await Promise.all([goProgramDir(), packPlugin(scratch)]);
-    program = path.join(dir, "cloudplatform-go-e2e");
-    [emulator, receiver, sandbox] = await Promise.all([
-      launchTranscriptEmulator(),
-      LoopbackReceiver.start(scratch),
-      PluginSandbox.create(tarball, []),
-    ]);
+    program = path.join(await goProgramDir(), "cloudplatform-go-e2e");
     await mkdir(path.join(sandbox.root, "go"));
     // A zone managed elsewhere, which the program finds with the getDnsZone lookup.
     const made = await management(emulator, "POST", "/dns/zones", { name: "elsewhere.example" });
@@ -96,12 +143,6 @@ describe("a Go program over the generated Go SDK and the installed plugin", () =
       keyRotation: "1",
       transcriptUrl: receiver.mediaUrl("talk.wav"),
     };
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await emulator?.close();
-    await sandbox?.dispose();
-    if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
   let first: Answer;

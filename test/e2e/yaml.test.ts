@@ -2,14 +2,19 @@
 // install --file`, the YAML language host on PATH, and plain `pulumi` commands in the example's folder
 // (no Automation API), against the emulator. Nothing of this repository is on PATH. And the CLI's
 // `pulumi import` in a YAML project: it needs the project's language host, and YAML's is the one
-// these machines have.
+// these machines have. And the README's YAML program, run exactly as its text says.
+import { execFile } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, launchEmulator, management, type Emulator } from "./support/emulator.js";
-import { packPlugin, PluginSandbox, yamlHostDir } from "./support/plugin-cli.js";
+import { packPlugin, PluginSandbox, repoRoot, yamlHostDir } from "./support/plugin-cli.js";
+import { readerScript, readmeBlocks } from "./support/readme.js";
 import { roundTrip } from "./support/s3.js";
+
+const run = promisify(execFile);
 
 let emulator: Emulator;
 let sandbox: PluginSandbox;
@@ -214,6 +219,36 @@ describe("`pulumi import` in a YAML project", () => {
   it("`pulumi destroy` deletes the adopted objects", async () => {
     const destroyed = await pulumi(["destroy", "--yes"]);
     expect(destroyed).toMatch(/- 3 deleted/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
+describe("the README's YAML program, written as a reader would from the README alone", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    const [program, steps] = await readmeBlocks("YAML");
+    if (program?.language !== "yaml" || steps?.language !== "sh") throw new Error("README ### YAML: expected yaml, sh");
+    dir = path.join(sandbox.root, "readme-yaml");
+    await mkdir(dir);
+    await writeFile(path.join(dir, "Pulumi.yaml"), program.text);
+    const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
+    // A reader answers `pulumi up`'s prompt; a script says --yes.
+    const script = readerScript(steps, values, { "pulumi up": "pulumi up --yes" });
+    const env = { ...sandbox.env, CLOUDPLATFORM_README_API_KEY: emulator.apiKey };
+    await run("bash", ["-c", script], { cwd: dir, env, maxBuffer: 64 << 20, timeout: 300_000 });
+  });
+
+  it("`pulumi up` deploys it: a bucket and a credential, the secret masked, the lookup answered", async () => {
+    const outputs = JSON.parse((await sandbox.cli(dir, ["stack", "output", "--json"])).stdout) as Outputs;
+    expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
+    expect(outputs["secretAccessKey"]).toBe("[secret]");
+    expect(outputs["zones"]).toEqual([]);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("`pulumi destroy` removes what it made", async () => {
+    await sandbox.cli(dir, ["destroy", "--yes"]);
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
