@@ -7,7 +7,10 @@ go 1.25.11
 // here do not import it today; the replace keeps resolution the same as the CLI's if they come to.
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
 
-require github.com/pulumi/pulumi/pkg/v3 v3.259.0
+require (
+	github.com/pulumi/pulumi/pkg/v3 v3.259.0
+	golang.org/x/mod v0.38.0
+)
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
@@ -114,7 +117,6 @@ require (
 	go.uber.org/atomic v1.11.0 // indirect
 	go.uber.org/multierr v1.11.0 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
-	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
