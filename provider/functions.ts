@@ -151,7 +151,7 @@ export async function getDnsZones(): Promise<DnsZoneInfo[]> {
   return findZones(programClient());
 }
 
-/** The DNS zone of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+/** The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
 export async function getDnsZone(args: { readonly name: string }): Promise<DnsZoneInfo> {
   return findZone(programClient(), args);
 }
@@ -161,7 +161,7 @@ export async function getBuckets(): Promise<BucketInfo[]> {
   return findBuckets(programClient());
 }
 
-/** The bucket of that name; fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+/** The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
 export async function getBucket(args: { readonly name: string }): Promise<BucketInfo> {
   return findBucket(programClient(), args);
 }
@@ -173,7 +173,7 @@ export async function getBucketCredentials(args: { readonly bucketId: string }):
 
 // As invokes of the executable provider.
 
-/** What an invoke returns: one object (`fields` of a table), or a list of them under one key. */
+/** What an invoke returns: one object (the fields of a table), or a list of them under one key. */
 export type LookupResult =
   | { readonly object: ResourceTable }
   | { readonly list: string; readonly of: ResourceTable; readonly description: string };
@@ -181,6 +181,7 @@ export type LookupResult =
 export interface Lookup {
   /** The SDK's function name and the invoke token's last part (`cloudplatform:index:<name>`). */
   readonly name: string;
+  /** The schema's text; the TypeScript function's TSDoc says the same (test/unit/plugin-invoke.test.ts). */
   readonly description: string;
   /** The arguments (the schema's function inputs). */
   readonly args: Readonly<Record<string, Field>>;

@@ -1,7 +1,10 @@
 // The lookups as the executable provider serves them (invokes `cloudplatform:index:get*`): the
 // same functions the TypeScript SDK exports, run with the provider's configured client, against a
 // mocked API (network disabled).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import nock from "nock";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { lookups } from "../../provider/functions.js";
 import { createProvider } from "../../provider/plugin/provider.js";
@@ -29,6 +32,19 @@ describe("invokes", () => {
       "getDnsZone",
       "getDnsZones",
     ]);
+  });
+
+  it("describes each function in the schema with the TSDoc of the TypeScript SDK's function", () => {
+    // TypeScript cannot derive TSDoc: this keeps the two texts equal.
+    const file = join(__dirname, "../../provider/functions.ts");
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const tsdoc = new Map<string, string | undefined>();
+    for (const statement of source.statements) {
+      if (!ts.isFunctionDeclaration(statement) || !statement.name) continue;
+      const doc = ts.getJSDocCommentsAndTags(statement).find((d): d is ts.JSDoc => ts.isJSDoc(d));
+      tsdoc.set(statement.name.text, ts.getTextOfJSDocComment(doc?.comment)?.replace(/\s+/g, " ").trim());
+    }
+    for (const lookup of lookups) expect(tsdoc.get(lookup.name), lookup.name).toBe(lookup.description);
   });
 
   it("getDnsZone finds a zone by its normalized name, with the provider's configured credential", async () => {
