@@ -5,7 +5,14 @@
  */
 import type { z } from "zod";
 import { pathOf, type ApiClient } from "./client.js";
-import { CloudPlatformError, hasCode, isNotFound, NotFoundError, UnexpectedResponseError } from "./errors.js";
+import {
+  CloudPlatformError,
+  hasCode,
+  isNotFound,
+  NotFoundError,
+  OutcomeUnknownError,
+  UnexpectedResponseError,
+} from "./errors.js";
 import { registerSecret } from "./redact.js";
 import {
   apiKeySchema,
@@ -25,16 +32,47 @@ import {
   type Zone,
 } from "./shapes.js";
 
-export async function rotateApiKey(client: ApiClient): Promise<ApiKeyResponse> {
+/**
+ * Generates or rotates the project API key. Repeating it cannot duplicate anything (the last key
+ * returned is the valid one), unless the provider authenticates with the key it rotates
+ * (`selfAuthenticated`): once a rotation is processed the old key is dead, so a repeat after a lost
+ * answer would be refused and the new key would stay unknown. Then an unknown outcome is settled
+ * first by asking the platform whether the old key still works.
+ */
+export async function rotateApiKey(client: ApiClient, selfAuthenticated = false): Promise<ApiKeyResponse> {
   const res = await client.request({
     method: "POST",
     path: "/security/apikey",
     schema: apiKeySchema,
-    // Repeating a generate-or-rotate cannot duplicate anything: the last key returned is the valid one.
-    idempotent: true,
+    idempotent: !selfAuthenticated,
+    ...(selfAuthenticated ? { reconcile: () => settleLostRotation(client) } : {}),
   });
   registerSecret(res.data.api_key);
   return res.data;
+}
+
+/**
+ * After a rotation of the key this client authenticates with went unanswered: a request with the
+ * old key tells whether it happened. Still accepted: it did not, and the rotation is repeated
+ * (undefined). Refused: the platform rotated the key and the answer carrying the new one is lost.
+ */
+async function settleLostRotation(client: ApiClient): Promise<undefined> {
+  try {
+    await listZones(client, "cloudplatform-key-check.invalid");
+    return undefined;
+  } catch (err) {
+    if (!hasCode(err, "CLOUDPLATFORM_UNAUTHORIZED")) throw err;
+    throw new OutcomeUnknownError(
+      "the platform rotated the project API key (POST /security/apikey), but its answer, which carried the new " +
+        "key, was lost on the way; the key this provider authenticates with stopped working at that moment, and " +
+        "the new one is known only to the platform",
+      "Nothing else was changed. To recover: generate a key in the dashboard and set it with `pulumi config set " +
+        "--secret cloudplatform:apiKey <key>`, or authenticate with a dashboard token instead (`pulumi config set " +
+        "--secret cloudplatform:token <jwt>` and `pulumi config rm cloudplatform:apiKey`); then run `pulumi up` " +
+        "again, which rotates the key once more and records it in the state.",
+      { endpoint: "POST /security/apikey", cause: err },
+    );
+  }
 }
 
 /** More pages than any project has objects: a platform that keeps linking to pages is broken. */
@@ -156,7 +194,17 @@ export async function getZone(client: ApiClient, id: string): Promise<Zone> {
   return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, () => listZones(client), id);
 }
 
-export async function createZone(client: ApiClient, name: string): Promise<Zone> {
+/** What a create produced, and whether it was found after an unknown outcome rather than answered. */
+export interface Created<T> {
+  readonly value: T;
+  /**
+   * Found by its name after an answer was lost or unreadable: made by this request, or by an earlier
+   * one that took the same name (an interrupted run), so nothing is known of its history.
+   */
+  readonly reconciled: boolean;
+}
+
+export async function createZone(client: ApiClient, name: string): Promise<Created<Zone>> {
   const res = await client.request({
     method: "POST",
     path: "/dns/zones",
@@ -164,7 +212,7 @@ export async function createZone(client: ApiClient, name: string): Promise<Zone>
     schema: createdZoneSchema(name),
     reconcile: async () => (await listZones(client, name))[0],
   });
-  return res.data;
+  return { value: res.data, reconciled: res.reconciled === true };
 }
 
 export async function deleteZone(client: ApiClient, id: string): Promise<void> {
@@ -184,7 +232,7 @@ export async function getBucket(client: ApiClient, id: string): Promise<Bucket> 
   return readOne(client, "bucket", pathOf`/object-storage/buckets/${id}`, bucketSchema, () => listBuckets(client), id);
 }
 
-export async function createBucket(client: ApiClient, name: string, storageClass: string): Promise<Bucket> {
+export async function createBucket(client: ApiClient, name: string, storageClass: string): Promise<Created<Bucket>> {
   const res = await client.request({
     method: "POST",
     path: "/object-storage/buckets",
@@ -192,7 +240,7 @@ export async function createBucket(client: ApiClient, name: string, storageClass
     schema: createdBucketSchema(name),
     reconcile: () => findBucketByName(client, name),
   });
-  return res.data;
+  return { value: res.data, reconciled: res.reconciled === true };
 }
 
 /** Deletes a bucket; true when it existed. Throws `ConflictError` (`bucket_not_empty`) when not empty. */
@@ -205,18 +253,26 @@ export async function listCredentials(client: ApiClient, bucketId: string): Prom
 }
 
 /**
- * Creates a credential. Not reconcilable (a second credential cannot be told apart from ours), so
- * it is repeated only when the connection failed before sending; otherwise the client fails with
- * `OutcomeUnknownError`.
+ * How a credential create finds its earlier attempt after an unknown outcome: a credential has
+ * nothing but an access key id the platform picks, so only the caller, who knows which ids the
+ * bucket held before, can tell the new one (docs/api-contract.md §2.4). `"repeat"`: a duplicate is
+ * harmless (a temporary credential of a bucket about to be deleted), so the create is just repeated.
  */
-export async function createCredential(client: ApiClient, bucketId: string): Promise<CredentialWithSecret> {
+export type CredentialReconcile = (() => Promise<CredentialWithSecret | undefined>) | "repeat";
+
+export async function createCredential(
+  client: ApiClient,
+  bucketId: string,
+  reconcile: CredentialReconcile,
+): Promise<Created<CredentialWithSecret>> {
   const res = await client.request({
     method: "POST",
     path: pathOf`/object-storage/buckets/${bucketId}/credentials`,
     schema: credentialWithSecretSchema,
+    ...(reconcile === "repeat" ? { idempotent: true } : { reconcile }),
   });
   registerSecret(res.data.secret_access_key);
-  return res.data;
+  return { value: res.data, reconciled: res.reconciled === true };
 }
 
 /** Activates or deactivates. Nothing of the answer is needed: any 2xx (204, the object, a message) is done. */

@@ -3,9 +3,10 @@
  * bounded retries (retry.ts), JSON bodies parsed with zod, and typed errors (errors.ts) that name
  * the endpoint and never a secret.
  *
- * A request that is not idempotent (a create) is never repeated blindly once it may have reached
- * the server: the caller's `reconcile` looks for the object first, and without one the request is
- * repeated only when the connection failed before anything was sent.
+ * A request that is not idempotent (a create) is never repeated blindly once it may have been
+ * processed (no answer, a gateway error, or a 2xx whose body cannot be used): the caller's
+ * `reconcile` looks for what it produced first (docs/api-contract.md §2.4), and without one the
+ * request is repeated only when the connection failed before anything was sent.
  */
 import { Pool, type Dispatcher } from "undici";
 import type { z } from "zod";
@@ -57,11 +58,17 @@ export interface RequestOptions<T> {
    */
   readonly idempotent?: boolean;
   /**
-   * For a non-idempotent request whose outcome is unknown (no answer, or a gateway error): finds
-   * what the request would have produced. A value ends the request with it; undefined means it did
-   * not happen, so the request is repeated.
+   * For a non-idempotent request whose outcome is unknown (no answer, a gateway error, or a 2xx
+   * whose body cannot be used): finds what the request produced. A value ends the request with it
+   * (`reconciled: true`); undefined means it did not happen, so the request is repeated. Also asked
+   * when a repeat is refused with `409` after such an outcome: the earlier attempt took the name.
    */
   readonly reconcile?: () => Promise<T | undefined>;
+  /**
+   * What the user should do when a non-idempotent request without `reconcile` may have been
+   * processed and cannot be repeated safely (the end of an `OutcomeUnknownError`'s message).
+   */
+  readonly unknownOutcomeAdvice?: string;
   /** Deadline of one attempt, headers and body included. @default 30000 */
   readonly timeoutMs?: number;
   /** Statuses accepted as success. @default any 2xx */
@@ -72,6 +79,8 @@ export interface ApiResponse<T> {
   readonly status: number;
   readonly data: T;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** True when `data` was found by `reconcile` after an unknown outcome, not read from an answer. */
+  readonly reconciled?: boolean;
 }
 
 export interface ClientOptions {
@@ -152,17 +161,33 @@ export class ApiClient {
     const { now, sleep } = this.options.clock ?? systemClock;
     const started = now();
     let lastError: CloudPlatformError | undefined;
+    // An earlier attempt of this request may have been processed, its answer lost or unreadable.
+    let outcomeUnknown = false;
+    let unreadable = 0;
 
     for (let attempt = 0; attempt < this.policy.maxAttempts; attempt++) {
       const result = await this.authorizedAttempt(opts, endpoint);
       let retryAfter: number | undefined;
       let maybeSent: boolean;
-      if (result.kind === "response") {
-        if (isExpected(result.status, opts.expectedStatus)) {
-          return { status: result.status, headers: result.headers, data: parseBody(result, opts.schema, endpoint) };
-        }
+      if (result.kind === "response" && isExpected(result.status, opts.expectedStatus)) {
+        const parsed = parseAnswer(result, opts.schema, endpoint);
+        if (parsed.ok) return { status: result.status, headers: result.headers, data: parsed.data };
+        // Processed for sure (a 2xx), but what it produced is unknown: as good as a lost answer. An
+        // idempotent request is repeated when the answer was spoiled on the way (not JSON); JSON of a
+        // shape it cannot use is the platform's own answer, the same every time.
+        lastError = parsed.error;
+        maybeSent = true;
+        unreadable++;
+        if (idempotent && (!parsed.spoiled || unreadable > maxUnreadableRepeats)) throw lastError;
+      } else if (result.kind === "response") {
         lastError = httpError(result, endpoint, this.settings.auth.kind);
-        if (!retryableStatuses.has(result.status)) throw lastError;
+        if (!retryableStatuses.has(result.status)) {
+          if (result.status === 409 && outcomeUnknown && opts.reconcile !== undefined) {
+            const found = await opts.reconcile();
+            if (found !== undefined) return reconciledResponse(found);
+          }
+          throw lastError;
+        }
         retryAfter = parseRetryAfter(result.headers["retry-after"], now());
         maybeSent = !notProcessedStatuses.has(result.status);
       } else {
@@ -171,16 +196,16 @@ export class ApiClient {
       }
 
       if (!idempotent && maybeSent) {
-        if (opts.reconcile === undefined) {
-          throw new OutcomeUnknownError(
-            `${endpoint} may have reached the server but no answer arrived (${lastError.code}); it was not repeated ` +
-              "because repeating it could create a duplicate",
-            "Check the object in the dashboard, then run `pulumi up` again.",
-            { endpoint, cause: lastError, ...(lastError.status === undefined ? {} : { status: lastError.status }) },
-          );
-        }
+        outcomeUnknown = true;
+        if (opts.reconcile === undefined) throw outcomeUnknownError(endpoint, lastError, opts.unknownOutcomeAdvice);
         const found = await opts.reconcile();
-        if (found !== undefined) return { status: 200, headers: {}, data: found };
+        if (found !== undefined) return reconciledResponse(found);
+        // The platform answered 2xx, so the request was processed; not finding its object means
+        // the answer cannot be trusted either way, and repeating it could make a second one.
+        if (lastError instanceof UnexpectedResponseError) {
+          lastError.message += " It was processed, but what it made was not found: check the dashboard.";
+          throw lastError;
+        }
       }
 
       if (attempt + 1 >= this.policy.maxAttempts) break;
@@ -324,28 +349,62 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The body of a 2xx answer, read with the operation's schema. An answer the provider cannot use
- * (not JSON, or without what the operation needs) is an `UnexpectedResponseError` carrying the
- * status and the endpoint: the request was processed, only its answer is unusable.
+ * A 2xx answer read with `schema`, or the reason it cannot be used: a body that is not JSON (a
+ * proxy's page, a cut answer) or JSON of an unexpected shape, as an `UnexpectedResponseError`
+ * naming the endpoint, the status and the keys received.
  */
-function parseBody<T>(res: Attempt, schema: z.ZodType<T> | undefined, endpoint: string): T {
+function parseAnswer<T>(
+  res: Attempt,
+  schema: z.ZodType<T> | undefined,
+  endpoint: string,
+): { ok: true; data: T } | { ok: false; error: UnexpectedResponseError; spoiled: boolean } {
   let json: unknown = undefined;
   if (res.text.trim() !== "") {
     try {
       json = parseJson(res.text);
     } catch {
-      if (schema !== undefined) throw new UnexpectedResponseError(endpoint, [], "the body is not JSON", res.status);
-      return undefined as T;
+      if (schema === undefined) return { ok: true, data: undefined as T };
+      return {
+        ok: false,
+        spoiled: true,
+        error: new UnexpectedResponseError(endpoint, [], "the body is not JSON", res.status),
+      };
     }
   }
-  if (schema === undefined) return json as T;
+  if (schema === undefined) return { ok: true, data: json as T };
   const parsed = schema.safeParse(json);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { ok: true, data: parsed.data };
   const problems = parsed.error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.code === "custom" ? i.message : i.code}`)
     .join("; ");
-  throw new UnexpectedResponseError(endpoint, receivedKeys(json), problems, res.status);
+  return {
+    ok: false,
+    spoiled: false,
+    error: new UnexpectedResponseError(endpoint, receivedKeys(json), problems, res.status),
+  };
+}
+
+/**
+ * An idempotent request answered 2xx with a body that is not JSON (spoiled on the way: a proxy's
+ * page, a cut answer) is repeated at most this many times.
+ */
+const maxUnreadableRepeats = 2;
+
+function reconciledResponse<T>(data: T): ApiResponse<T> {
+  return { status: 200, headers: {}, data, reconciled: true };
+}
+
+function outcomeUnknownError(endpoint: string, cause: CloudPlatformError, advice?: string): OutcomeUnknownError {
+  const what =
+    cause instanceof UnexpectedResponseError
+      ? `was processed (${cause.status ?? "2xx"}) but its answer could not be read (received keys [${cause.receivedKeys.join(", ")}])`
+      : `may have reached the server but no answer arrived (${cause.code})`;
+  return new OutcomeUnknownError(
+    `${endpoint} ${what}; it was not repeated because repeating it could create a duplicate`,
+    advice ?? "Check the object in the dashboard, then run `pulumi up` again.",
+    { endpoint, cause, ...(cause.status === undefined ? {} : { status: cause.status }) },
+  );
 }
 
 /** What to check when the platform refuses the credential: the setting in use, by both its names. */

@@ -7,6 +7,7 @@
 import type { ApiClient } from "./client.js";
 import type { SettingName, Settings } from "./config.js";
 import type { ResourceTable } from "./fields.js";
+import type { Journal } from "./journal.js";
 
 /** A plain JSON value, as stored in Pulumi state. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -134,6 +135,17 @@ export interface CallContext {
   configured(name: SettingName): string | undefined;
   /** The provider rotated the API key it authenticates with: the rest of the run uses `key`. */
   useApiKey(key: string): void;
+  /**
+   * The recovery journal of the resource's stack (journal.ts): what an interrupted run was
+   * creating. A no-op when the host does not know the stack.
+   */
+  readonly journal: Journal;
+  /**
+   * What the host learned from its own calls, shared by every call it serves (one provider process
+   * serves a whole deployment): the value under `key`, made by `make` on first use. Keys name the
+   * platform they are about.
+   */
+  memo<T>(key: string, make: () => T): T;
 }
 
 export interface Logger {
@@ -171,6 +183,12 @@ export interface ResourceCore<I, O> {
 
 /** Input carrying the resource's logical name: the SDK classes set it, the dynamic host reads it. */
 export const nameKey = "__logicalName";
+
+/**
+ * Input carrying the resource's stack, `<organization>/<project>/<stack>`: dynamic providers are not
+ * told the URN, and the recovery journal is kept per stack. The SDK classes set it.
+ */
+export const stackKey = "__stack";
 
 /**
  * The marker the dynamic-provider host gives an input whose value is not known during preview

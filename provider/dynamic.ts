@@ -9,7 +9,7 @@ import * as log from "@pulumi/pulumi/log";
 import { hasEngine } from "@pulumi/pulumi/runtime/settings";
 import { settingNames } from "./config.js";
 import type { Logger, ResourceCore } from "./core.js";
-import { nameKey } from "./core.js";
+import { nameKey, stackKey } from "./core.js";
 import { Host, providerKey, splitHostKeys, type AnyCore } from "./host.js";
 
 type Bag = Record<string, unknown>;
@@ -34,9 +34,27 @@ export async function configure(req: dynamic.ConfigureRequest): Promise<void> {
   processHost.configure(stackConfig(req));
 }
 
-/** Plain JSON with the logical name: `undefined` dropped, which the engine cannot serialize. */
-function plain(value: object, name: string): Bag {
-  return { ...(JSON.parse(JSON.stringify(value)) as Bag), [nameKey]: name };
+/** What a bag says about its resource beyond its properties (host.ts `splitHostKeys`). */
+interface Identity {
+  readonly name: string;
+  readonly stack: string;
+}
+
+/**
+ * Plain JSON with the logical name and the stack, so that later calls (which get only the state)
+ * know them too: `undefined` dropped, which the engine cannot serialize.
+ */
+function plain(value: object, who: Identity): Bag {
+  return {
+    ...(JSON.parse(JSON.stringify(value)) as Bag),
+    [nameKey]: who.name,
+    ...(who.stack === "" ? {} : { [stackKey]: who.stack }),
+  };
+}
+
+/** The new bag's identity, the old one's where the new one lacks it (state written by an older version). */
+function identity(news: Identity, olds?: Identity): Identity {
+  return { name: news.name || (olds?.name ?? ""), stack: news.stack || (olds?.stack ?? "") };
 }
 
 export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, host: Host = processHost): dynamic.ResourceProvider {
@@ -49,47 +67,49 @@ export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, host: Host = p
     async check(olds: Bag, news: Bag) {
       const o = splitHostKeys(olds);
       const n = splitHostKeys(news);
-      const name = n.name || o.name;
-      const result = await host.check({ core: served, name }, o.props, n.props);
-      return { inputs: plain(result.inputs, name), failures: [...result.failures] };
+      const who = identity(n, o);
+      const result = await host.check({ core: served, ...who }, o.props, n.props);
+      return { inputs: plain(result.inputs, who), failures: [...result.failures] };
     },
 
     async diff(id: string, olds: Bag, news: Bag) {
       const o = splitHostKeys(olds);
       const n = splitHostKeys(news);
-      const d = await host.diff({ core: served, name: n.name || o.name }, id, o.props, n.props);
+      const d = await host.diff({ core: served, ...identity(n, o) }, id, o.props, n.props);
       return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
     },
 
     async create(inputs: Bag) {
       const n = splitHostKeys(inputs);
-      const partial = (outs: object) => ({ ...plain(outs, n.name), [providerKey]: n.provider });
-      const result = await host.create({ core: served, name: n.name }, n.props, partial);
-      return { id: result.id, outs: plain(result.outs, n.name) };
+      const who = identity(n);
+      const partial = (outs: object) => ({ ...plain(outs, who), [providerKey]: n.provider });
+      const result = await host.create({ core: served, ...who }, n.props, partial);
+      return { id: result.id, outs: plain(result.outs, who) };
     },
 
     async read(id: string, props?: Bag) {
       const s = splitHostKeys(props);
-      const result = await host.read({ core: served, name: s.name }, id, s.props);
+      const who = identity(s);
+      const result = await host.read({ core: served, ...who }, id, s.props);
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
-        props: plain(result.outs, s.name),
-        ...(result.inputs === undefined ? {} : { inputs: plain(result.inputs, s.name) }),
+        props: plain(result.outs, who),
+        ...(result.inputs === undefined ? {} : { inputs: plain(result.inputs, who) }),
       };
     },
 
     async update(id: string, olds: Bag, news: Bag) {
       const o = splitHostKeys(olds);
       const n = splitHostKeys(news);
-      const name = n.name || o.name;
-      const partial = (outs: object) => ({ ...plain(outs, name), [providerKey]: n.provider });
-      return { outs: plain(await host.update({ core: served, name }, id, o.props, n.props, partial), name) };
+      const who = identity(n, o);
+      const partial = (outs: object) => ({ ...plain(outs, who), [providerKey]: n.provider });
+      return { outs: plain(await host.update({ core: served, ...who }, id, o.props, n.props, partial), who) };
     },
 
     async delete(id: string, props: Bag) {
       const s = splitHostKeys(props);
-      await host.delete({ core: served, name: s.name }, id, s.props);
+      await host.delete({ core: served, ...identity(s) }, id, s.props);
     },
   };
 }

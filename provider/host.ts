@@ -8,17 +8,22 @@
 import { ApiClient, type ClientOptions } from "./client.js";
 import { ProviderConfig } from "./config.js";
 import type { CallContext, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
-import { nameKey, systemClock } from "./core.js";
+import { nameKey, stackKey, systemClock } from "./core.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
+import { FileJournal, journalDir, noJournal, type Journal } from "./journal.js";
 import { redact } from "./redact.js";
 
 /** Cores see plain JSON; their input and output types do not matter to a host. */
 export type AnyCore = ResourceCore<unknown, unknown>;
 
-/** What a call is about: the resource's core, and its logical name (empty when the engine does not say). */
+/**
+ * What a call is about: the resource's core, its logical name (empty when the engine does not say),
+ * and its stack (`<organization>/<project>/<stack>`, for the recovery journal; absent when unknown).
+ */
 export interface Call {
   readonly core: AnyCore;
   readonly name: string;
+  readonly stack?: string;
 }
 
 /** Where the engine keeps the serialized provider of a dynamic resource, beside the inputs. */
@@ -30,6 +35,8 @@ export interface HostOptions {
   /** Transport and retry options of the API client (tests: a dispatcher, instant retries). */
   readonly client?: ClientOptions;
   readonly clock?: Clock;
+  /** The recovery journal of a stack (tests: one in a temporary directory). @default the stack's directory under PULUMI_HOME */
+  readonly journal?: (stack: string) => Journal;
 }
 
 /** Turns the partial state a core kept (plain JSON) into the engine's properties. */
@@ -49,13 +56,15 @@ export interface ReadAnswer {
 export function splitHostKeys(bag: Record<string, unknown> | undefined) {
   const props: Props = {};
   let name = "";
+  let stack = "";
   let provider: unknown;
   for (const [key, value] of Object.entries(bag ?? {})) {
     if (key === nameKey) name = typeof value === "string" ? value : "";
+    else if (key === stackKey) stack = typeof value === "string" ? value : "";
     else if (key === providerKey) provider = value;
     else props[key] = value as Props[string];
   }
-  return { name, props, provider };
+  return { name, stack, props, provider };
 }
 
 /** One host's state: its configuration, its logger and clock, and one API client per settings. */
@@ -64,6 +73,8 @@ export class Host {
   private readonly log: Logger;
   private readonly clock: Clock;
   private cached: { key: string; client: ApiClient } | undefined;
+  private readonly journals = new Map<string, Journal>();
+  private readonly memory = new Map<string, unknown>();
 
   constructor(private readonly options: HostOptions) {
     this.log = editing(options.logger, redact);
@@ -76,8 +87,9 @@ export class Host {
   }
 
   /** The context of one call. `log` replaces the host's logger (tests record lines with it). */
-  context(type: string, name: string, log: Logger = this.log): CallContext {
+  context(type: string, name: string, log: Logger = this.log, stack = ""): CallContext {
     const client = () => this.client();
+    const memory = this.memory;
     return {
       name,
       clock: this.clock,
@@ -90,7 +102,23 @@ export class Host {
       },
       configured: (setting) => this.config.raw(setting),
       useApiKey: (key) => this.config.useRotatedApiKey(key),
+      journal: this.journal(stack),
+      memo<T>(key: string, make: () => T): T {
+        if (!memory.has(key)) memory.set(key, make());
+        return memory.get(key) as T;
+      },
     };
+  }
+
+  /** One journal per stack; none for a call that does not say its stack. */
+  private journal(stack: string): Journal {
+    if (stack === "") return noJournal;
+    let journal = this.journals.get(stack);
+    if (journal === undefined) {
+      journal = this.options.journal?.(stack) ?? new FileJournal(journalDir(stack), this.log.warn);
+      this.journals.set(stack, journal);
+    }
+    return journal;
   }
 
   /** Built for the settings read now, and rebuilt when they change (e.g. after the provider rotated its own key). */
@@ -113,7 +141,9 @@ export class Host {
   }
 
   async diff(call: Call, id: string, olds: Props, news: Props): Promise<DiffResult> {
-    return this.run(call, undefined, (ctx) => call.core.diff(ctx, coreId(call.core, id), olds, news));
+    return this.run(call, undefined, (ctx) =>
+      heldBy(ctx, call, coreId(call.core, id), (cid) => call.core.diff(ctx, cid, olds, news)),
+    );
   }
 
   async create(call: Call, inputs: Props, toEngine: ToEngine): Promise<{ id: string; outs: object }> {
@@ -127,7 +157,7 @@ export class Host {
   async read(call: Call, id: string, state: Props, importing = false): Promise<ReadAnswer | undefined> {
     return this.run(call, undefined, async (ctx) => {
       const target = importing ? importTarget(call.core, id) : { id: coreId(call.core, id), state };
-      const result = await call.core.read(ctx, target.id, target.state);
+      const result = await heldBy(ctx, call, target.id, (cid) => call.core.read(ctx, cid, target.state));
       if (result.id === undefined || result.id === "") return undefined;
       const outs = (result.outs ?? target.state) as object;
       return { id: result.id, outs, ...(result.inputs === undefined ? {} : { inputs: result.inputs as object }) };
@@ -138,19 +168,22 @@ export class Host {
     return this.run(
       call,
       toEngine,
-      async (ctx) => (await call.core.update(ctx, coreId(call.core, id), olds, news)) as object,
+      async (ctx) =>
+        (await heldBy(ctx, call, coreId(call.core, id), (cid) => call.core.update(ctx, cid, olds, news))) as object,
     );
   }
 
   async delete(call: Call, id: string, state: Props): Promise<void> {
-    return this.run(call, undefined, (ctx) => call.core.delete(ctx, coreId(call.core, id), state));
+    return this.run(call, undefined, (ctx) =>
+      heldBy(ctx, call, coreId(call.core, id), (cid) => call.core.delete(ctx, cid, state)),
+    );
   }
 
   /** Runs a core call; its error leaves prefixed and redacted, a partial state in the engine's shape. */
   private async run<T>(call: Call, toEngine: ToEngine | undefined, body: (ctx: CallContext) => T | Promise<T>) {
     const type = call.core.table.type;
     try {
-      return await body(this.context(type, call.name));
+      return await body(this.context(type, call.name, this.log, call.stack));
     } catch (err) {
       const annotated = annotate(err, type, call.name);
       if (toEngine === undefined || !isPartial(annotated)) throw annotated;
@@ -159,6 +192,15 @@ export class Host {
       throw Object.assign(new Error(message), { id, properties: toEngine(outs), reasons: reasons.map(redact) });
     }
   }
+}
+
+/**
+ * Runs a call about `id` from the stack's state. Such a call proves the state holds the object, so
+ * the journal entry that recorded its create has done its job (journal.ts).
+ */
+function heldBy<T>(ctx: CallContext, call: Call, id: string, body: (id: string) => T): T {
+  ctx.journal.held(call.core.table.type, call.name, id);
+  return body(id);
 }
 
 /** `logger` with every line passed through `edit` first. */

@@ -9,6 +9,13 @@ export interface DnsZoneArgs {
    * @example "example.com"
    */
   name: pulumi.Input<string>;
+  /**
+   * When true and a zone with this name already exists in the project, create takes it over instead
+   * of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is
+   * deleted by `pulumi destroy` like any other.
+   * @default false
+   */
+  adopt?: pulumi.Input<boolean>;
 }
 
 /**
@@ -26,6 +33,9 @@ export class DnsZone extends TableResource {
   declare public readonly status: pulumi.Output<string | undefined>;
   /** Name servers to delegate the domain to. */
   declare public readonly nameservers: pulumi.Output<string[]>;
+  declare public readonly adopt: pulumi.Output<boolean>;
+  /** True when create adopted an existing zone. */
+  declare public readonly adopted: pulumi.Output<boolean>;
   /** When the platform created the zone, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey } from "../provider/core.js";
+import { nameKey, stackKey } from "../provider/core.js";
 import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
 import { providerShim } from "./shim.js";
 
@@ -30,12 +30,39 @@ export abstract class TableResource extends pulumi.dynamic.Resource {
   }
 }
 
+/**
+ * The inputs as the provider's check receives them: every argument the program gave, the unknown
+ * ones included, so that check refuses a misspelt property at preview (a JavaScript program is not
+ * type-checked, and a dropped argument would pass silently); arguments the SDK takes in another
+ * form (`sdk` in the table) travel as that form in `extra`. Outputs the provider fills are declared
+ * as undefined, and the host keys say which resource of which stack this is.
+ */
 function props(table: ResourceTable, name: string, args: object): Record<string, unknown> {
-  const given = args as Record<string, unknown>;
+  const sdkForms = new Set(Object.values(table.fields).flatMap((f) => (f.sdk === undefined ? [] : [f.sdk.name])));
   const bag: Record<string, unknown> = {};
-  for (const input of programInputs(table)) if (table.fields[input]?.sdk === undefined) bag[input] = given[input];
-  for (const output of computedOutputs(table)) bag[output] = undefined;
-  return { ...bag, [nameKey]: name };
+  for (const input of programInputs(table)) if (table.fields[input]?.sdk === undefined) bag[input] = undefined;
+  for (const [key, value] of Object.entries(args)) if (!sdkForms.has(key)) bag[key] = value;
+  for (const output of computedOutputs(table)) if (!(output in bag)) bag[output] = undefined;
+  const stack = stackIdentity();
+  return { ...bag, [nameKey]: name, ...(stack === undefined ? {} : { [stackKey]: stack }) };
+}
+
+/**
+ * `<organization>/<project>/<stack>`, which dynamic providers are not told otherwise (the recovery
+ * journal is kept per stack). Undefined outside a deployment (unit tests without mocks).
+ */
+function stackIdentity(): string | undefined {
+  let organization = "";
+  try {
+    organization = pulumi.getOrganization();
+  } catch {
+    // An engine that does not say the organization: the project and stack still tell stacks apart.
+  }
+  try {
+    return `${organization}/${pulumi.getProject()}/${pulumi.getStack()}`;
+  } catch {
+    return undefined;
+  }
 }
 
 function options(

@@ -26,16 +26,21 @@ export function tokenOf(type: string): string {
 
 const byToken = new Map(cores.map((core) => [tokenOf(core.table.type), core]));
 
-/** `urn:pulumi:<stack>::<project>::<[parent$]type>::<name>` → type token and logical name. */
-export function parseUrn(urn: string): { token: string; name: string } {
+/**
+ * `urn:pulumi:<stack>::<project>::<[parent$]type>::<name>` → type token, logical name, and the stack
+ * as `<project>/<stack>` (the URN does not name the organization).
+ */
+export function parseUrn(urn: string): { token: string; name: string; stack: string } {
   const parts = urn.split("::");
   const qualified = parts[2] ?? "";
   const token = qualified.split("$").pop() ?? "";
-  return { token, name: parts.slice(3).join("::") };
+  const stackName = (parts[0] ?? "").replace(/^urn:pulumi:/, "");
+  const stack = stackName === "" || parts[1] === undefined ? "" : `${parts[1]}/${stackName}`;
+  return { token, name: parts.slice(3).join("::"), stack };
 }
 
 export function coreFor(urn: string): Call {
-  const { token, name } = parseUrn(urn);
+  const { token, name, stack } = parseUrn(urn);
   const core = byToken.get(token);
   if (core === undefined) {
     throw new UnknownTypeError(
@@ -43,5 +48,5 @@ export function coreFor(urn: string): Call {
       `Known types: ${[...byToken.keys()].join(", ")}. Upgrade the provider if the program expects a newer one.`,
     );
   }
-  return { core, name };
+  return { core, name, stack };
 }

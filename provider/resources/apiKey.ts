@@ -18,12 +18,13 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
   const selfAuth = client.settings.auth.kind === "apiKey";
   let res;
   try {
-    res = await rotateApiKey(client);
+    // Authenticating with the key it rotates, a lost answer cannot simply be repeated (api.ts).
+    res = await rotateApiKey(client, selfAuth);
   } catch (err) {
     if (selfAuth && hasCode(err, "CLOUDPLATFORM_UNAUTHORIZED") && err instanceof Error) {
       err.message +=
-        " The provider authenticates with the key it rotates: if an earlier attempt reached the platform, the key " +
-        "was rotated and its answer lost. Generate a key in the dashboard and set it with " +
+        " The provider authenticates with the key it rotates, and the platform refused that key: it was rotated or " +
+        "revoked before this run. Generate a key in the dashboard and set it with " +
         "`pulumi config set --secret cloudplatform:apiKey <key>`.";
     }
     throw err;

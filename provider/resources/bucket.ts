@@ -13,8 +13,9 @@ import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import { keyForm, type Bucket } from "../shapes.js";
 import { bucketTable, storageClasses, type BucketInputs, type BucketOutputs } from "./bucket.fields.js";
-import { forgetCredentialList } from "./credentialList.js";
+import { forgetBucket, learnBucket } from "./bucketFacts.js";
 import { emptyBucket } from "./emptyBucket.js";
+import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "./interrupted.js";
 import { bucketNameProblem, optionalBoolean } from "./validate.js";
 
 export type { BucketInputs, BucketOutputs };
@@ -24,17 +25,32 @@ export const s3Region = "us-east-1";
 const { fields } = bucketTable;
 const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-/** `<resource name>-<7 random lower-case letters or digits>`, made S3-safe. */
-export function autoName(resourceName: string): string {
+/** The part of a generated name taken from the resource name, made S3-safe. */
+function autoNameBase(resourceName: string): string {
   const base = resourceName
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 55)
     .replace(/-+$/, "");
+  return base === "" ? "bucket" : base;
+}
+
+/** `<resource name>-<7 random lower-case letters or digits>`, made S3-safe. */
+export function autoName(resourceName: string): string {
   let suffix = "";
   for (let i = 0; i < 7; i++) suffix += alphabet[randomInt(alphabet.length)];
-  return `${base === "" ? "bucket" : base}-${suffix}`;
+  return `${autoNameBase(resourceName)}-${suffix}`;
+}
+
+/**
+ * The name this resource drew in an interrupted run whose create may have made the bucket (the
+ * journal's entry): drawn again, so that the next create finds that bucket instead of leaving it.
+ */
+function interruptedAutoName(ctx: CallContext): string | undefined {
+  const name = ctx.journal.find(bucketTable.type, ctx.name, platformOf(ctx))?.objectName;
+  const generated = new RegExp(`^${autoNameBase(ctx.name)}-[${alphabet}]{7}$`);
+  return name !== undefined && generated.test(name) ? name : undefined;
 }
 
 /**
@@ -60,8 +76,12 @@ function outputs(b: Bucket, inputs: BucketInputs, s3Endpoint: string, adopted: b
   };
 }
 
-async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint: string): Promise<BucketOutputs> {
-  const existing = await findBucketByName(ctx.client, inputs.name);
+async function adoptExisting(
+  ctx: CallContext,
+  inputs: BucketInputs,
+  existing: Bucket | undefined,
+  s3Endpoint: string,
+): Promise<BucketOutputs> {
   if (existing === undefined) {
     throw new ConflictError(
       `bucket name "${inputs.name}" is taken by a bucket outside this project`,
@@ -77,6 +97,7 @@ async function adoptExisting(ctx: CallContext, inputs: BucketInputs, s3Endpoint:
     );
   }
   ctx.log.info(`adopted the existing bucket "${inputs.name}" (${existing.id}).`);
+  learnBucket(ctx, existing.id, existing.name);
   return outputs(existing, inputs, s3Endpoint, true);
 }
 
@@ -88,12 +109,12 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     const failures = unknownInputs(bucketTable, news);
     let name: string;
     const rawName = news["name"];
-    if (rawName === undefined || rawName === null || rawName === "") {
+    if (rawName === undefined || rawName === null) {
       // Keep the generated name stable across previews and updates: reuse the previous one.
       if (olds?.name !== undefined && olds.name !== "") {
         name = olds.name;
       } else if (ctx.name !== "") {
-        name = autoName(ctx.name);
+        name = interruptedAutoName(ctx) ?? autoName(ctx.name);
       } else {
         failures.push({
           property: "name",
@@ -105,6 +126,13 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       name = rawName as string;
     } else if (typeof rawName !== "string") {
       failures.push({ property: "name", reason: 'name must be a string such as "my-logs"' });
+      name = "";
+    } else if (rawName === "") {
+      failures.push({
+        property: "name",
+        reason:
+          'name must not be empty: leave it out for a generated name ("<resource name>-" and 7 random characters)',
+      });
       name = "";
     } else {
       name = rawName;
@@ -129,6 +157,9 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     }
     const forceDestroy = optionalBoolean("forceDestroy", news["forceDestroy"], failures) ?? fields.forceDestroy.default;
     const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? fields.adopt.default;
+    if (adopt && (rawName === undefined || rawName === null)) {
+      failures.push({ property: "adopt", reason: "adopt: true needs the name of the existing bucket to take over" });
+    }
     return { inputs: { name, storageClass, forceDestroy, adopt }, failures };
   },
 
@@ -140,24 +171,50 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
 
   async create(ctx, inputs) {
     const s3Endpoint = requireS3Url(ctx.settings);
+    const { type } = bucketTable;
+    const earlier = earlierCreate(ctx, type);
+    recordNamedCreate(ctx, type, earlier, inputs.name);
+    let made;
     try {
-      const bucket = await createBucket(ctx.client, inputs.name, inputs.storageClass);
-      return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
+      made = await createBucket(ctx.client, inputs.name, inputs.storageClass);
     } catch (err) {
-      if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
+      if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
+        if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
+        throw err;
+      }
+      // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
+      const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
+      const existing = lookUp ? await findBucketByName(ctx.client, inputs.name) : undefined;
+      if (existing !== undefined && madeByEarlierRun(earlier, inputs.name, existing)) {
+        ctx.log.info(
+          `adopted the bucket "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`,
+        );
+        learnBucket(ctx, existing.id, existing.name);
+        ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
+        return { id: existing.id, outs: outputs(existing, inputs, s3Endpoint, false) };
+      }
+      // The name is someone else's: nothing of this resource's to find later.
+      ctx.journal.forget(type, ctx.name);
       if (inputs.adopt) {
-        const outs = await adoptExisting(ctx, inputs, s3Endpoint);
+        const outs = await adoptExisting(ctx, inputs, existing, s3Endpoint);
         return { id: outs.bucketId, outs };
       }
       (err as Error).message +=
-        ` Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is yours and should be managed here.`;
+        ` Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is ` +
+        "yours and should be managed by this stack (dynamic resources cannot be `pulumi import`ed).";
       throw err;
     }
+    const bucket = made.value;
+    // A bucket this request made holds no credential yet; one found by name may be an earlier run's.
+    learnBucket(ctx, bucket.id, bucket.name, !made.reconciled);
+    ctx.journal.created(type, ctx.name, platformOf(ctx), bucket.id);
+    return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
   },
 
   async read(ctx, id, state) {
     try {
       const live = await getBucket(ctx.client, id);
+      learnBucket(ctx, live.id, live.name);
       // State from a refresh keeps its derived outputs; an import starts without them.
       const createdAt = state.createdAt ?? live.created_at;
       const outs: BucketOutputs = {
@@ -189,8 +246,8 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     const api = ctx.client;
     try {
       await deleteBucket(api, id);
-      // Deleting a bucket deletes its credentials (contract §5): a cached list would hide that.
-      forgetCredentialList(api, id);
+      // Deleting a bucket deletes its credentials (contract §5): what this process knew of them is void.
+      forgetBucket(ctx, id);
       return;
     } catch (err) {
       if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
@@ -206,6 +263,6 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     const emptied = await emptyBucket(api, s3Url, id, state.name);
     ctx.log.info(`forceDestroy deleted ${emptied.objects} objects and aborted ${emptied.uploads} multipart uploads.`);
     await deleteBucket(api, id);
-    forgetCredentialList(api, id);
+    forgetBucket(ctx, id);
   },
 };

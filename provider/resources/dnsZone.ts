@@ -2,18 +2,22 @@
  * DnsZone (docs/api-contract.md §4): create, read, delete; the name cannot change, so a new name
  * replaces the zone (delete first: zone names are unique).
  */
-import { createZone, deleteZone, getZone } from "../api.js";
+import { createZone, deleteZone, getZone, listZones } from "../api.js";
 import type { Props, ResourceCore } from "../core.js";
 import { goneFromState, importById, isUnknown } from "../core.js";
-import { hasCode, isNotFound } from "../errors.js";
+import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";
 import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./dnsZone.fields.js";
-import { domainProblem, normalizeDomain } from "./validate.js";
+import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "./interrupted.js";
+import { domainProblem, normalizeDomain, optionalBoolean } from "./validate.js";
 
 export type { DnsZoneInputs, DnsZoneOutputs };
 
-export function zoneOutputs(z: Zone): DnsZoneOutputs {
+/** What the platform says of a zone: the outputs but those the program and create decide. */
+export type ZoneFacts = Omit<DnsZoneOutputs, "adopt" | "adopted">;
+
+export function zoneOutputs(z: Zone): ZoneFacts {
   return {
     zoneId: z.id,
     name: z.name,
@@ -23,48 +27,84 @@ export function zoneOutputs(z: Zone): DnsZoneOutputs {
   };
 }
 
+/** A zone's outputs; `adopted` when create took over a zone it did not make. */
+function outputsOf(z: Zone, adopt: boolean, adopted = false): DnsZoneOutputs {
+  return { ...zoneOutputs(z), adopt, adopted };
+}
+
 export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
   table: dnsZoneTable,
   importing: importById,
 
   check(_ctx, _olds, news: Props) {
     const failures = unknownInputs(dnsZoneTable, news);
+    const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? dnsZoneTable.fields.adopt.default;
     const raw = news["name"];
     if (raw === undefined || raw === null) {
       failures.push({ property: "name", reason: 'name is required: the zone\'s domain name, e.g. "example.com"' });
-      return { inputs: { name: "" }, failures };
+      return { inputs: { name: "", adopt }, failures };
     }
-    if (isUnknown(raw)) return { inputs: { name: raw as string }, failures };
+    if (isUnknown(raw)) return { inputs: { name: raw as string, adopt }, failures };
     if (typeof raw !== "string") {
       failures.push({ property: "name", reason: 'name must be a string such as "example.com"' });
-      return { inputs: { name: "" }, failures };
+      return { inputs: { name: "", adopt }, failures };
     }
     const name = normalizeDomain(raw);
     const problem = domainProblem(name);
     if (problem !== undefined) failures.push({ property: "name", reason: `name "${raw}" ${problem}` });
-    return { inputs: { name }, failures };
+    return { inputs: { name, adopt }, failures };
   },
 
   diff(_ctx, _id, olds, news) {
     const d = diffInputs(dnsZoneTable, olds, news);
-    return { ...d, deleteBeforeReplace: d.changes };
+    return { ...d, deleteBeforeReplace: d.replaces.length > 0 };
   },
 
   async create(ctx, inputs) {
+    const { type } = dnsZoneTable;
+    const earlier = earlierCreate(ctx, type);
+    recordNamedCreate(ctx, type, earlier, inputs.name);
+    let made;
     try {
-      const zone = await createZone(ctx.client, inputs.name);
-      return { id: zone.id, outs: zoneOutputs(zone) };
+      made = await createZone(ctx.client, inputs.name);
     } catch (err) {
-      if (hasCode(err, "CLOUDPLATFORM_CONFLICT") && err instanceof Error) {
-        err.message += ` A zone named "${inputs.name}" already exists in this project or on the platform; pick another name or delete the existing zone.`;
+      if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
+        if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
+        throw err;
       }
+      // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
+      const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
+      const existing = lookUp ? (await listZones(ctx.client, inputs.name))[0] : undefined;
+      if (existing !== undefined && madeByEarlierRun(earlier, inputs.name, existing)) {
+        ctx.log.info(
+          `adopted the zone "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`,
+        );
+        ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
+        return { id: existing.id, outs: outputsOf(existing, inputs.adopt) };
+      }
+      ctx.journal.forget(type, ctx.name);
+      if (inputs.adopt) {
+        if (existing === undefined) {
+          throw new ConflictError(
+            `zone name "${inputs.name}" is taken by a zone outside this project`,
+            "Zone names are unique on the platform: pick another name.",
+          );
+        }
+        ctx.log.info(`adopted the existing zone "${inputs.name}" (${existing.id}).`);
+        return { id: existing.id, outs: outputsOf(existing, true, true) };
+      }
+      (err as Error).message +=
+        ` A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
+        "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.";
       throw err;
     }
+    ctx.journal.created(type, ctx.name, platformOf(ctx), made.value.id);
+    return { id: made.value.id, outs: outputsOf(made.value, inputs.adopt) };
   },
 
   async read(ctx, id, state) {
     try {
-      const outs = zoneOutputs(await getZone(ctx.client, id));
+      const outs = outputsOf(await getZone(ctx.client, id), state.adopt ?? false, state.adopted ?? false);
       return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
     } catch (err) {
       if (isNotFound(err)) return goneFromState(ctx, `zone ${state.name} (${id})`);
@@ -72,9 +112,9 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
     }
   },
 
-  async update(_ctx, _id, olds) {
-    // Only the name is an input and it replaces: nothing can change in place.
-    return olds;
+  async update(_ctx, _id, olds, news) {
+    // The name replaces; only adopt, which lives in the state alone, changes in place.
+    return { ...olds, adopt: news.adopt };
   },
 
   async delete(ctx, id) {

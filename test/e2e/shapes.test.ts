@@ -53,12 +53,12 @@ async function zoneThroughTheCore(emulator: Emulator, name: string): Promise<voi
     "cloudplatform:apiKey": emulator.apiKey,
   });
   const ctx = host.context("DnsZone", "zone");
-  const created = await dnsZoneCore.create(ctx, { name });
+  const created = await dnsZoneCore.create(ctx, { name, adopt: false });
   expect(created.outs, "zone create").toMatchObject({ zoneId: created.id, name, nameservers: expect.any(Array) });
   expect(await dnsZoneCore.read(ctx, created.id, created.outs), "zone read").toEqual({
     id: created.id,
     outs: created.outs,
-    inputs: { name },
+    inputs: { name, adopt: false },
   });
   expect(
     (await listZones(ctx.client, name)).map((z) => z.id),

@@ -62,19 +62,42 @@ describe("ApiKey", () => {
     expect(warning).not.toContain(newKey);
     // The next request of the run uses the new key (the nock above requires it).
     const { dnsZoneCore } = await import("../../provider/resources/dnsZone.js");
-    await dnsZoneCore.read(ctx(), "z", { zoneId: "z", name: "a.com", nameservers: [] });
+    await dnsZoneCore.read(ctx(), "z", { zoneId: "z", name: "a.com", nameservers: [], adopt: false, adopted: false });
   });
 
-  it("explains a lockout when a rotation of its own key lost its answer and the retry is refused", async () => {
+  it("says exactly what happened when a rotation of its own key lost its answer: rotated, new key unknown", async () => {
+    // The old key is then refused: asking with it tells that the rotation happened.
     nock(base)
       .post("/security/apikey")
       .reply(502)
-      .post("/security/apikey")
+      .get("/dns/zones")
+      .query(true)
       .reply(401, { error: { code: "unauthorized", message: "unknown key" } });
     const err = await thrown(() => apiKeyCore.create(ctx("k"), {}));
-    expect(err.code).toBe("CLOUDPLATFORM_UNAUTHORIZED");
-    expect(err.message).toContain("Generate a key in the dashboard");
+    expect(err.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
+    expect(err.message).toContain("the platform rotated the project API key");
+    expect(err.message).toContain("its answer, which carried the new key, was lost");
+    expect(err.message).toContain("generate a key in the dashboard");
+    expect(err.message).toContain("cloudplatform:token");
     expect(err.message).not.toContain(apiKey);
+  });
+
+  it("repeats a rotation of its own key whose answer was lost when the old key still works: it did not happen", async () => {
+    nock(base).post("/security/apikey").reply(504);
+    nock(base).get("/dns/zones").query(true).reply(200, []);
+    nock(base).post("/security/apikey").reply(200, { api_key: newKey });
+    const out = await apiKeyCore.create(ctx("k"), {});
+    expect(out.outs.key).toBe(newKey);
+  });
+
+  it("repeats a lost rotation blindly when it authenticates with a token: the last key answered is the valid one", async () => {
+    configureDefaults({ "cloudplatform:apiKey": "", "cloudplatform:token": token });
+    nock(base)
+      .post("/security/apikey")
+      .reply(200, "<html>proxy</html>")
+      .post("/security/apikey")
+      .reply(200, { api_key: newKey });
+    expect((await apiKeyCore.create(ctx("k"), {})).outs.key).toBe(newKey);
   });
 
   it("reads from state (no endpoint) and warns on delete that the key stays valid", async () => {

@@ -53,6 +53,18 @@ describe("Bucket check", () => {
     );
   });
 
+  it("refuses an empty name, which would otherwise pass as no name at all", () => {
+    const r = bucketCore.check(ctx("logs"), undefined, { name: "" });
+    expect(r.failures).toEqual([{ property: "name", reason: expect.stringContaining("must not be empty") }]);
+    expect(r.failures[0]?.reason).toContain("leave it out for a generated name");
+  });
+
+  it("refuses adopt: true without the name of the bucket to adopt", () => {
+    const r = bucketCore.check(ctx("logs"), undefined, { adopt: true });
+    expect(r.failures).toEqual([{ property: "adopt", reason: expect.stringContaining("needs the name") }]);
+    expect(bucketCore.check(ctx("logs"), undefined, { adopt: true, name: "logs" }).failures).toEqual([]);
+  });
+
   it("skips unknown values during preview", () => {
     const r = bucketCore.check(ctx(), undefined, { name: unknownValue, storageClass: unknownValue });
     expect(r.failures).toEqual([]);

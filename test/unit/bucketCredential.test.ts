@@ -47,6 +47,8 @@ describe("BucketCredential operations", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, [])
       .post(creds)
       .reply(201, { access_key_id: "CPAK1", secret_access_key: secret, active: true });
     const r = await bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", active: true });
@@ -57,6 +59,8 @@ describe("BucketCredential operations", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, [])
       .post(creds)
       .reply(201, { access_key_id: "CPAK1", secret_access_key: secret })
       .post(`${creds}/CPAK1/deactivate`)
@@ -69,6 +73,8 @@ describe("BucketCredential operations", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, [])
       .post(creds)
       .reply(201, { access_key_id: "CPAK1", secret_access_key: secret })
       .post(`${creds}/CPAK1/deactivate`)

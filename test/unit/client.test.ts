@@ -6,7 +6,7 @@ import type { Settings } from "../../provider/config.js";
 import { CloudPlatformError } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter } from "../../provider/retry.js";
-import { bucketSchema, readErrorBody } from "../../provider/shapes.js";
+import { bucketSchema, credentialWithSecretSchema, readErrorBody } from "../../provider/shapes.js";
 import { createBucket, createCredential } from "../../provider/api.js";
 import { apiKey, base, thrown, useApi } from "./support.js";
 
@@ -192,7 +192,9 @@ describe("ApiClient", () => {
 
   it("does not repeat a create blindly: without reconcile it fails with OUTCOME_UNKNOWN", async () => {
     nock(base).post("/object-storage/buckets/b1/credentials").reply(502);
-    const err = await thrown(() => createCredential(client(), "b1"));
+    const err = await thrown(() =>
+      client().request({ method: "POST", path: "/object-storage/buckets/b1/credentials" }),
+    );
     expect(err.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
     expect(err.message).toMatch(/not repeated/);
   });
@@ -205,8 +207,8 @@ describe("ApiClient", () => {
     pool
       .intercept({ path: "/object-storage/buckets/b1/credentials", method: "POST" })
       .reply(201, { access_key_id: "AK1", secret_access_key: "s3cr3t-value-1" });
-    const cred = await createCredential(client({ dispatcher: agent }), "b1");
-    expect(cred.access_key_id).toBe("AK1");
+    const cred = await createCredential(client({ dispatcher: agent }), "b1", async () => undefined);
+    expect(cred.value.access_key_id).toBe("AK1");
   });
 
   it("repeats a create after 429/503 (not processed)", async () => {
@@ -215,7 +217,7 @@ describe("ApiClient", () => {
       .reply(503, "", { "retry-after": "0" })
       .post("/object-storage/buckets")
       .reply(201, { id: "bkt_1", name: "logs", storage_class: "Standard" });
-    expect((await createBucket(client(), "logs", "Standard")).id).toBe("bkt_1");
+    expect((await createBucket(client(), "logs", "Standard")).value.id).toBe("bkt_1");
   });
 
   it("reconciles a bucket create whose answer was lost by finding it by name", async () => {
@@ -225,7 +227,7 @@ describe("ApiClient", () => {
       .intercept({ path: "/object-storage/buckets?name=logs", method: "GET" })
       .reply(200, [{ id: "bkt_9", name: "logs", storage_class: "Standard" }]);
     const bucket = await createBucket(client({ dispatcher: agent }), "logs", "Standard");
-    expect(bucket.id).toBe("bkt_9");
+    expect(bucket).toMatchObject({ value: { id: "bkt_9" }, reconciled: true });
   });
 
   it("repeats the create when reconcile finds nothing", async () => {
@@ -237,10 +239,88 @@ describe("ApiClient", () => {
       .reply(200, { data: [] })
       .post("/object-storage/buckets")
       .reply(201, { bucket_id: "bkt_2", name: "logs" });
-    expect((await createBucket(client(), "logs", "Standard")).id).toBe("bkt_2");
+    expect((await createBucket(client(), "logs", "Standard")).value.id).toBe("bkt_2");
+  });
+
+  it("treats a 2xx answer it cannot read as a lost answer: a create is reconciled, not repeated", async () => {
+    nock(base)
+      .post("/object-storage/buckets")
+      .reply(200, "<html>gateway</html>", { "content-type": "text/html" })
+      .get("/object-storage/buckets")
+      .query({ name: "logs" })
+      .reply(200, [{ id: "bkt_7", name: "logs" }]);
+    expect(await createBucket(client(), "logs", "Standard")).toMatchObject({
+      value: { id: "bkt_7" },
+      reconciled: true,
+    });
+  });
+
+  it("does not repeat a create answered 2xx whose object is not found: it was processed", async () => {
+    nock(base)
+      .post("/object-storage/buckets")
+      .reply(201, { unexpected: true })
+      .get("/object-storage/buckets")
+      .query({ name: "logs" })
+      .reply(200, []);
+    const err = await thrown(() => createBucket(client(), "logs", "Standard"));
+    expect(err.code).toBe("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
+    expect(err.message).toContain("[unexpected]");
+    expect(err.message).toContain("what it made was not found");
+  });
+
+  it("repeats an idempotent request whose 2xx answer it cannot read", async () => {
+    nock(base)
+      .post("/object-storage/buckets/b1/credentials/AK1/regenerate")
+      .reply(200, "<html>gateway</html>")
+      .post("/object-storage/buckets/b1/credentials/AK1/regenerate")
+      .reply(200, { access_key_id: "AK1", secret_access_key: "regenerated-secret-1" });
+    const res = await client().request({
+      method: "POST",
+      path: "/object-storage/buckets/b1/credentials/AK1/regenerate",
+      idempotent: true,
+      schema: credentialWithSecretSchema,
+    });
+    expect(res.data.secret_access_key).toBe("regenerated-secret-1");
+  });
+
+  it("takes a 409 on a repeated create as its own earlier attempt, found by reconcile", async () => {
+    let asked = 0;
+    nock(base)
+      .post("/dns/zones")
+      .reply(504)
+      .post("/dns/zones")
+      .reply(409, { error: { code: "name_taken" } });
+    const res = await client().request({
+      method: "POST",
+      path: "/dns/zones",
+      // The first look finds nothing (the earlier attempt was not stored yet), the second finds it.
+      reconcile: async () => (++asked === 1 ? undefined : { id: "zone_1" }),
+    });
+    expect(res).toMatchObject({ data: { id: "zone_1" }, reconciled: true });
+    expect(asked).toBe(2);
+  });
+
+  it("does not reconcile a 409 to a first attempt: the name is someone else's", async () => {
+    nock(base)
+      .post("/dns/zones")
+      .reply(409, { error: { code: "name_taken" } });
+    let asked = false;
+    const err = await thrown(() =>
+      client().request({
+        method: "POST",
+        path: "/dns/zones",
+        reconcile: async () => {
+          asked = true;
+          return { id: "zone_1" };
+        },
+      }),
+    );
+    expect(err.code).toBe("CLOUDPLATFORM_CONFLICT");
+    expect(asked).toBe(false);
   });
 
   it("names the endpoint and the received keys, never the values, of an unexpected shape", async () => {
+    // Read once: JSON of a shape it cannot use is the platform's answer, the same every time.
     nock(base).get("/object-storage/buckets/b1").reply(200, { identifier: "very-private-value", label: "x" });
     const err = await thrown(() =>
       client().request({ method: "GET", path: "/object-storage/buckets/b1", schema: bucketSchema }),

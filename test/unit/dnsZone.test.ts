@@ -5,12 +5,19 @@ import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dnsZo
 import { getBucket, getBucketCredentials, getBuckets, getDnsZone, getDnsZones } from "../../provider/functions.js";
 import { base, ctx, thrown, useApi } from "./support.js";
 
-const state: DnsZoneOutputs = { zoneId: "zone_1", name: "example.com", status: "active", nameservers: ["ns1.test"] };
+const state: DnsZoneOutputs = {
+  zoneId: "zone_1",
+  name: "example.com",
+  status: "active",
+  nameservers: ["ns1.test"],
+  adopt: false,
+  adopted: false,
+};
 
 describe("DnsZone check and diff", () => {
   it("normalizes the name and reports invalid domains against name", () => {
     expect(dnsZoneCore.check(ctx(), undefined, { name: "Example.COM." })).toEqual({
-      inputs: { name: "example.com" },
+      inputs: { name: "example.com", adopt: false },
       failures: [],
     });
     for (const bad of ["localhost", "a..b.com", "-a.com", "a_b.com", "1.2.3.4", `${"x".repeat(64)}.com`]) {
@@ -22,8 +29,8 @@ describe("DnsZone check and diff", () => {
   });
 
   it("replaces on a new name, deleting first", () => {
-    expect(dnsZoneCore.diff(ctx(), "zone_1", state, { name: "example.com" }).changes).toBe(false);
-    expect(dnsZoneCore.diff(ctx(), "zone_1", state, { name: "example.org" })).toMatchObject({
+    expect(dnsZoneCore.diff(ctx(), "zone_1", state, { name: "example.com", adopt: false }).changes).toBe(false);
+    expect(dnsZoneCore.diff(ctx(), "zone_1", state, { name: "example.org", adopt: false })).toMatchObject({
       replaces: ["name"],
       deleteBeforeReplace: true,
     });
@@ -37,14 +44,17 @@ describe("DnsZone operations", () => {
     nock(base)
       .post("/dns/zones", { name: "example.com" })
       .reply(201, { id: "zone_1", name: "example.com", status: "active", nameservers: ["ns1.test"] });
-    expect(await dnsZoneCore.create(ctx(), { name: "example.com" })).toEqual({ id: "zone_1", outs: state });
+    expect(await dnsZoneCore.create(ctx(), { name: "example.com", adopt: false })).toEqual({
+      id: "zone_1",
+      outs: state,
+    });
   });
 
   it("explains a taken name", async () => {
     nock(base)
       .post("/dns/zones")
       .reply(409, { error: { code: "name_taken", message: "exists" } });
-    const err = await thrown(() => dnsZoneCore.create(ctx(), { name: "example.com" }));
+    const err = await thrown(() => dnsZoneCore.create(ctx(), { name: "example.com", adopt: false }));
     expect(err.code).toBe("CLOUDPLATFORM_CONFLICT");
     expect(err.message).toContain("already exists");
   });
@@ -56,7 +66,7 @@ describe("DnsZone operations", () => {
     expect(await dnsZoneCore.read(ctx(), "zone_1", state)).toEqual({
       id: "zone_1",
       outs: state,
-      inputs: { name: "example.com" },
+      inputs: { name: "example.com", adopt: false },
     });
     nock(base).get("/dns/zones/zone_1").reply(404).get("/dns/zones").reply(200, { zones: [] });
     expect(await dnsZoneCore.read(ctx(), "zone_1", state)).toEqual({});

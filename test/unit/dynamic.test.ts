@@ -5,7 +5,7 @@ import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { base, host, s3, thrown, useApi } from "./support.js";
+import { base, host, journal, s3, stack, thrown, useApi } from "./support.js";
 const providerText = "exports.handler = __f0; /* serialized shim */";
 
 describe("dynamic host adapter", () => {
@@ -84,6 +84,8 @@ describe("dynamic host adapter", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, { id: "bkt_1", name: "logs" })
+      .get("/object-storage/buckets/bkt_1/credentials")
+      .reply(200, [])
       .post("/object-storage/buckets/bkt_1/credentials")
       .reply(201, { access_key_id: "AK1", secret_access_key: secret })
       .post("/object-storage/buckets/bkt_1/credentials/AK1/deactivate")
@@ -102,6 +104,26 @@ describe("dynamic host adapter", () => {
     expect(err["reasons"]).toHaveLength(1);
     expect(err.message).toMatch(/^BucketCredential "w": /);
     expect(err.message).not.toContain(secret);
+  });
+
+  it("carries the stack the SDK names through check, create and the state, for the stack's journal", async () => {
+    const b = bucket();
+    const checked = await b.check!({}, { __logicalName: "logs", __stack: stack, __provider: providerText });
+    expect(checked.inputs).toMatchObject({ __logicalName: "logs", __stack: stack });
+    nock(base)
+      .post("/object-storage/buckets")
+      .reply(201, { id: "bkt_1", name: String(checked.inputs["name"]) });
+    const made = await b.create({ ...checked.inputs, __provider: providerText });
+    expect(made.outs).toMatchObject({ __stack: stack });
+    expect(journal().find("Bucket", "logs", base)).toMatchObject({ state: "created", id: "bkt_1" });
+    // The next run's diff of it proves the state holds it: the entry has done its job.
+    await b.diff!("bkt_1", made.outs, { ...checked.inputs, __provider: providerText });
+    expect(journal().find("Bucket", "logs", base)).toBeUndefined();
+  });
+
+  it("keeps a state written before the stack was passed free of it", async () => {
+    const checked = await bucket().check!({ __logicalName: "logs", name: "logs-1" }, { __logicalName: "logs" });
+    expect(checked.inputs).not.toHaveProperty("__stack");
   });
 
   it("maps a partial update the same way", async () => {

@@ -8,7 +8,7 @@ import { apiKeyCore } from "../../provider/resources/apiKey.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
-import { base, ctx, s3, thrown, useApi } from "./support.js";
+import { apiKey, base, ctx, s3, testHost, thrown, useApi } from "./support.js";
 
 const createdAt = "2026-11-01T00:00:00Z";
 const bucket = { id: "bkt_1", name: "logs", storage_class: "Archive", created_at: createdAt };
@@ -53,7 +53,7 @@ describe("importable cores: read from an import target fills every output create
 
   it("DnsZone, imported by its id", async () => {
     nock(base).post("/dns/zones").reply(201, zone);
-    const created = await dnsZoneCore.create(ctx(), { name: "example.com" });
+    const created = await dnsZoneCore.create(ctx(), { name: "example.com", adopt: false });
     nock(base).get("/dns/zones/zone_1").times(2).reply(200, zone);
     const { imported, refreshed } = await importThenRefresh(dnsZoneCore, "zone_1");
     expect(imported.id).toBe(created.id);
@@ -65,9 +65,17 @@ describe("importable cores: read from an import target fills every output create
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, bucket)
+      .get(creds)
+      .reply(200, [])
       .post(creds)
       .reply(201, { access_key_id: "CPAK1", secret_access_key: "SecretValue-abcdefghijklmnop", created_at: createdAt });
-    const created = await bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", active: true });
+    // Created by another provider process: what this one learned of the bucket would spare the import a read.
+    const creator = testHost();
+    creator.configure({ "cloudplatform:baseUrl": base, "cloudplatform:s3Url": s3, "cloudplatform:apiKey": apiKey });
+    const created = await bucketCredentialCore.create(creator.context("BucketCredential", "c"), {
+      bucketId: "bkt_1",
+      active: true,
+    });
     // Both reads list the credentials (or share a cached list); only the import's reads the bucket.
     nock(base)
       .get(creds)

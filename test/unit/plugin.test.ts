@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type * as plugin from "@pulumi/pulumi/provider";
 import { unknownValue } from "../../provider/core.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
+import { parseUrn } from "../../provider/plugin/cores.js";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { apiKey, base, bucketState, host, s3, testHost, thrown, useApi } from "./support.js";
 
@@ -30,10 +31,18 @@ describe("dispatch on the type token", () => {
 
   it("routes each token to its core, the logical name coming from the URN", async () => {
     const zone = await check(urn("DnsZone", "main"), {}, { name: "Example.COM." });
-    expect(zone.inputs).toEqual({ name: "example.com" });
+    expect(zone.inputs).toEqual({ name: "example.com", adopt: false });
     // Bucket auto-naming uses the URN's name, as the dynamic host uses __name.
     const bucket = await check(urn("Bucket", "logs"), {}, {});
     expect((bucket.inputs as { name: string }).name).toMatch(/^logs-[a-z0-9]{7}$/);
+  });
+
+  it("names the stack of a URN as <project>/<stack>, for its recovery journal", () => {
+    expect(parseUrn("urn:pulumi:dev::proj::cloudplatform:index:Bucket::logs")).toEqual({
+      token: "cloudplatform:index:Bucket",
+      name: "logs",
+      stack: "proj/dev",
+    });
   });
 
   it("finds the type in a URN whose type is qualified by a parent", async () => {
@@ -122,6 +131,8 @@ describe("create, read, update, delete", () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1")
       .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, [])
       .post(creds)
       .reply(201, { access_key_id: "CPAK1", secret_access_key: secretKey, active: true });
     const r = await create(urn("BucketCredential", "c"), { bucketId: "bkt_1", active: true });

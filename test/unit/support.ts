@@ -1,8 +1,12 @@
 /** Shared setup of the unit tests: network disabled, a host whose settings point at fake hosts, instant retries. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import type { CallContext, Logger } from "../../provider/core.js";
 import { Host, type HostOptions } from "../../provider/host.js";
+import { FileJournal, noJournal } from "../../provider/journal.js";
 import type { BucketOutputs } from "../../provider/resources/bucket.js";
 
 export const base = "http://api.cloudplatform.test";
@@ -38,22 +42,48 @@ export function recorder(logs: Logged[]): Logger {
   };
 }
 
-/** A host as the tests use it: nothing logged, instant retries, at most 4 attempts. */
+/**
+ * A host as the tests use it: nothing logged, instant retries, at most 4 attempts, and no recovery
+ * journal (tests of the journal give one in a temporary directory).
+ */
 export function testHost(options: Partial<HostOptions> = {}): Host {
   const instant = { now: Date.now, sleep: async () => undefined };
-  return new Host({ logger: quiet, client: { clock: instant, retry: { maxAttempts: 4 } }, ...options });
+  return new Host({
+    logger: quiet,
+    client: { clock: instant, retry: { maxAttempts: 4 } },
+    journal: () => noJournal,
+    ...options,
+  });
 }
 
 let current: Host | undefined;
+let currentJournal: FileJournal | undefined;
 
 /** The host of the running test (`useApi` makes a fresh one for each test). */
 export function host(): Host {
   return (current ??= testHost());
 }
 
-/** A call context of the test's host that records what it logs. */
-export function ctx(name = "res", logs: Logged[] = [], type = "Test"): CallContext & { logs: Logged[] } {
-  return Object.assign(host().context(type, name, recorder(logs)), { logs });
+/** The recovery journal of the running test's stack `stack` (`useApi` gives each test an empty one). */
+export function journal(): FileJournal {
+  if (currentJournal === undefined) throw new Error("journal() needs useApi()");
+  return currentJournal;
+}
+
+/** The stack a context of `ctx` belongs to when it uses the test's journal. */
+export const stack = "organization/project/dev";
+
+/**
+ * A call context of the test's host that records what it logs. With `withStack`, the call belongs
+ * to `stack`, whose journal is the test's (`journal()`); without, it has none.
+ */
+export function ctx(
+  name = "res",
+  logs: Logged[] = [],
+  type = "Test",
+  withStack = false,
+): CallContext & { logs: Logged[] } {
+  return Object.assign(host().context(type, name, recorder(logs), withStack ? stack : ""), { logs });
 }
 
 export function configureDefaults(extra: Record<string, string> = {}): void {
@@ -69,10 +99,13 @@ export function configureDefaults(extra: Record<string, string> = {}): void {
 export function useApi(): void {
   beforeEach(() => {
     nock.disableNetConnect();
-    current = testHost();
+    const journalled = new FileJournal(mkdtempSync(join(tmpdir(), "cloudplatform-journal-")));
+    currentJournal = journalled;
+    current = testHost({ journal: (s) => (s === stack ? journalled : noJournal) });
     configureDefaults();
   });
   afterEach(() => {
+    if (currentJournal !== undefined) rmSync(currentJournal.dir, { recursive: true, force: true });
     const pending = nock.pendingMocks();
     nock.cleanAll();
     if (pending.length > 0) throw new Error(`mocks not called: ${pending.join(", ")}`);

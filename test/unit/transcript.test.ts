@@ -13,6 +13,7 @@ import { closePools } from "../../provider/client.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import type { Host } from "../../provider/host.js";
 import type { TranscriptInputs, TranscriptOutputs } from "../../provider/resources/transcript/fields.js";
+import { FileJournal, type Journal } from "../../provider/journal.js";
 import { testHost } from "./support.js";
 
 const api = "http://api.cloudplatform.test";
@@ -20,21 +21,29 @@ const apiKey = "cp-testkey_0123456789";
 const uploadToken = "tok_SECRET_upload_7c1f";
 
 /** A host configured for the mocked API, on `clock` (its client's waits too), with fast retries. */
-function host(clock: Clock = fakeClock()): Host {
-  const h = testHost({ clock, client: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } } });
+function host(clock: Clock = fakeClock(), journal?: () => Journal): Host {
+  const h = testHost({
+    clock,
+    client: { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } },
+    ...(journal === undefined ? {} : { journal }),
+  });
   h.configure({ "cloudplatform:baseUrl": api, "cloudplatform:apiKey": apiKey });
   return h;
 }
 
-/** A call context that keeps everything the core wrote to the Pulumi output, to assert on progress and on leaks. */
-function context(clock: Clock = fakeClock()): CallContext & { lines: string[] } {
+/**
+ * A call context that keeps everything the core wrote to the Pulumi output, to assert on progress
+ * and on leaks; with `journal`, the call belongs to a stack whose recovery journal it is.
+ */
+function context(clock: Clock = fakeClock(), journal?: Journal): CallContext & { lines: string[] } {
   const lines: string[] = [];
   const log = {
     info: (m: string) => void lines.push(`info ${m}`),
     warn: (m: string) => void lines.push(`warn ${m}`),
     debug: (m: string) => void lines.push(`debug ${m}`),
   };
-  return Object.assign(host(clock).context("Transcript", "talk", log), { lines });
+  const h = journal === undefined ? host(clock) : host(clock, () => journal);
+  return Object.assign(h.context("Transcript", "talk", log, journal === undefined ? "" : "org/proj/dev"), { lines });
 }
 
 /** A clock that advances only when the core sleeps: polling for hours takes no real time. */
@@ -93,10 +102,11 @@ afterEach(() => {
 });
 
 describe("Transcript create", () => {
-  it("finishes at once when the synchronous wait answers 200, without polling", async () => {
+  it("starts the job with ?wait=false, and needs no poll when the answer is already done", async () => {
     const clock = fakeClock();
     nock(api)
       .post("/v1/transcripts", { url: "https://media.example.com/talk.mp3", language: "auto" })
+      .query({ wait: "false" })
       .matchHeader("authorization", apiKey)
       .reply(200, done);
     const result = await core().create(context(clock), urlInputs());
@@ -118,7 +128,7 @@ describe("Transcript create", () => {
 
   it("polls with growing, capped delays after 202 until done, logging progress rarely", async () => {
     const clock = fakeClock();
-    nock(api).post("/v1/transcripts").reply(202, { id: "tr_2", status: "queued" });
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_2", status: "queued" });
     nock(api).get("/v1/transcripts/tr_2").times(9).reply(200, { id: "tr_2", status: "processing" });
     nock(api)
       .get("/v1/transcripts/tr_2")
@@ -147,7 +157,7 @@ describe("Transcript create", () => {
   });
 
   it("fails with the job's code and message when the job ends in error", async () => {
-    nock(api).post("/v1/transcripts").reply(202, { id: "tr_4", status: "processing" });
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_4", status: "processing" });
     nock(api)
       .get("/v1/transcripts/tr_4")
       .reply(200, { id: "tr_4", status: "error", error: "media_unreadable: no audio stream found" });
@@ -168,6 +178,7 @@ describe("Transcript create", () => {
   it("says what to do on insufficient balance", async () => {
     nock(api)
       .post("/v1/transcripts")
+      .query({ wait: "false" })
       .reply(202, { id: "tr_5", status: "error", error: "insufficient_balance: balance 0.00 USD, price 0.02 USD" });
     const error = (await core()
       .create(context(), urlInputs())
@@ -182,6 +193,7 @@ describe("Transcript create", () => {
     let posts = 0;
     nock(api)
       .post("/v1/transcripts")
+      .query({ wait: "false" })
       .reply(() => {
         posts++;
         return [202, { id: "tr_6", status: "processing" }];
@@ -220,7 +232,7 @@ describe("Transcript create", () => {
   });
 
   it("keeps the id as partial state when polling fails after the job was created", async () => {
-    nock(api).post("/v1/transcripts").reply(202, { id: "tr_7", status: "queued" });
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_7", status: "queued" });
     nock(api)
       .get("/v1/transcripts/tr_7")
       .times(2)
@@ -236,29 +248,108 @@ describe("Transcript create", () => {
   it("reads the answer's variants, and names only the keys of an answer it cannot read", async () => {
     nock(api)
       .post("/v1/transcripts")
+      .query({ wait: "false" })
       .reply(200, { data: { transcriptId: 42, status: "done", text: "hi", audioDuration: 3 } });
     expect((await core().create(context(), urlInputs())).outs).toMatchObject({
       transcriptId: "42",
       text: "hi",
       audioDurationSeconds: 3,
     });
-    nock(api).post("/v1/transcripts").reply(200, { job: "private-job-value", state: "done" });
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(200, { job: "private-job-value", state: "done" });
     const error = (await core()
       .create(context(), urlInputs())
       .catch((e: unknown) => e)) as CloudPlatformError;
-    expect(error.code).toBe("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
-    expect(error.message).toContain("POST /v1/transcripts answered with an unexpected shape");
+    // Processed for sure, and the platform cannot list jobs: not repeated (a second job is paid twice).
+    expect(error.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
+    expect(error.message).toContain("POST /v1/transcripts was processed (200) but its answer could not be read");
     expect(error.message).toContain("[job, state]");
     expect(error.message).not.toContain("private-job-value");
   });
 
   it("does not repeat the create when it may have reached the server", async () => {
-    nock(api).post("/v1/transcripts").reply(502, "bad gateway");
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(502, "bad gateway");
     const error = (await core()
       .create(context(), urlInputs())
       .catch((e: unknown) => e)) as CloudPlatformError;
     expect(error.code).toBe("CLOUDPLATFORM_OUTCOME_UNKNOWN");
     expect(error).not.toBeInstanceOf(PartialCreateError);
+  });
+});
+
+describe("Transcript after an interrupted run", () => {
+  let dir: string;
+  let journal: FileJournal;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "transcript-journal-"));
+    journal = new FileJournal(dir);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A call of a stack whose journal is `journal`. */
+  const journalled = (): CallContext & { lines: string[] } => context(fakeClock(), journal);
+
+  it("journals the job's id as soon as it is created, before waiting for it", async () => {
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_7", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_7").times(2).reply(503);
+    await core()
+      .create(journalled(), urlInputs())
+      .catch(() => undefined);
+    expect(journal.find("Transcript", "talk", api)).toMatchObject({ state: "created", id: "tr_7" });
+  });
+
+  it("resumes the job an interrupted run started for the same inputs instead of paying for a new one", async () => {
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_7", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_7").times(2).reply(503);
+    await core()
+      .create(journalled(), urlInputs())
+      .catch(() => undefined);
+    // The next run: no POST is mocked, so a new job would fail the test.
+    nock(api).get("/v1/transcripts/tr_7").reply(200, { id: "tr_7", status: "processing" });
+    nock(api)
+      .get("/v1/transcripts/tr_7")
+      .reply(200, { ...done, id: "tr_7" });
+    const ctx = journalled();
+    const result = await core().create(ctx, urlInputs());
+    expect(result).toMatchObject({ id: "tr_7", outs: { status: "done", text: "hello world" } });
+    expect(ctx.lines.join("\n")).toContain("resuming job tr_7, which an interrupted run started");
+  });
+
+  it("starts a new job when the inputs changed, or the earlier job failed (a failed job is not charged)", async () => {
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_7", status: "queued" });
+    nock(api).get("/v1/transcripts/tr_7").times(2).reply(503);
+    await core()
+      .create(journalled(), urlInputs())
+      .catch(() => undefined);
+    nock(api)
+      .post("/v1/transcripts", (body: { language?: string }) => body.language === "en")
+      .query({ wait: "false" })
+      .reply(200, { ...done, id: "tr_8" });
+    expect((await core().create(journalled(), urlInputs({ language: "en" }))).id).toBe("tr_8");
+
+    journal.created("Transcript", "talk", api, "tr_9", {
+      inputHash: journal.find("Transcript", "talk", api)?.inputHash ?? "",
+    });
+    nock(api).get("/v1/transcripts/tr_9").reply(200, { id: "tr_9", status: "error", error: "engine_failed: x" });
+    nock(api)
+      .post("/v1/transcripts")
+      .query({ wait: "false" })
+      .reply(200, { ...done, id: "tr_10" });
+    expect((await core().create(journalled(), urlInputs({ language: "en" }))).id).toBe("tr_10");
+  });
+
+  it("says so when an interrupted run's job was sent but its id never came back", async () => {
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(502);
+    await core()
+      .create(journalled(), urlInputs())
+      .catch(() => undefined);
+    expect(journal.find("Transcript", "talk", api)?.state).toBe("creating");
+    nock(api)
+      .post("/v1/transcripts")
+      .query({ wait: "false" })
+      .reply(200, { ...done, id: "tr_2" });
+    const ctx = journalled();
+    expect((await core().create(ctx, urlInputs())).id).toBe("tr_2");
+    expect(ctx.lines.join("\n")).toContain("its answer was lost with that run");
   });
 });
 
@@ -320,6 +411,7 @@ describe("Transcript upload", () => {
       .reply(200, { uploadKey: "upl_1", uploadUrl: `${uploadOrigin}/v1/uploads/upl_1?token=${uploadToken}` });
     nock(api)
       .post("/v1/transcripts", { uploadKey: "upl_1", language: "en" })
+      .query({ wait: "false" })
       .reply(200, { ...done, id: "tr_up" });
     const ctx = context();
     const result = await core().create(ctx, {
@@ -514,7 +606,7 @@ describe("Transcript read and delete", () => {
 
 describe("Transcript through the dynamic-provider host", () => {
   it("hands the engine a partially created resource (id, outputs, __provider) at the deadline", async () => {
-    nock(api).post("/v1/transcripts").reply(202, { id: "tr_host", status: "queued" });
+    nock(api).post("/v1/transcripts").query({ wait: "false" }).reply(202, { id: "tr_host", status: "queued" });
     nock(api).get("/v1/transcripts/tr_host").times(4).reply(200, { id: "tr_host", status: "processing" });
     const provider = toDynamicProvider(core(), host());
     const inputs = { ...urlInputs({ timeoutMinutes: 0.25 }), __provider: "serialized-shim", [nameKey]: "talk" };

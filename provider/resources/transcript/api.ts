@@ -10,10 +10,11 @@ export interface TranscriptionApi {
   /** POST /v1/transcripts/upload. */
   prepareUpload(request: { filename: string; size: number }): Promise<UploadTicket>;
   /**
-   * POST /v1/transcripts (`?wait=false` when `wait` is false). Never repeated once it may have
-   * reached the server: a second create would be a second paid job.
+   * POST /v1/transcripts?wait=false: answered at once with the job queued, so that its id is known
+   * (and journaled) before anything else can go wrong. Never repeated once it may have reached the
+   * server: the platform has no way to look a job up, and a second job would be paid twice.
    */
-  createTranscript(body: CreateTranscriptBody, wait: boolean): Promise<TranscriptRecord>;
+  createTranscript(body: CreateTranscriptBody): Promise<TranscriptRecord>;
   /** GET /v1/transcripts/{id}; undefined on 404 (unknown id, or past the 7-day retention). */
   getTranscript(id: string): Promise<TranscriptRecord | undefined>;
 }
@@ -25,9 +26,6 @@ export interface CreateTranscriptBody {
   webhookUrl?: string;
   glossary?: Record<string, string>;
 }
-
-/** The synchronous wait is "about 20 seconds" (spec §8): leave room for upload latency and a slow server. */
-const createTimeoutMs = 90_000;
 
 export function transcriptionApi(client: ApiClient): TranscriptionApi {
   return {
@@ -44,17 +42,18 @@ export function transcriptionApi(client: ApiClient): TranscriptionApi {
       return res.data;
     },
 
-    async createTranscript(body, wait) {
-      // Not idempotent and without a way to look the job up: the client repeats it only when the
-      // server certainly did not process it (a second job would be paid twice).
+    async createTranscript(body) {
       const res = await client.request({
         method: "POST",
         path: "/v1/transcripts",
         base: "transcription",
         body,
-        ...(wait ? {} : { query: { wait: "false" } }),
+        query: { wait: "false" },
         idempotent: false,
-        timeoutMs: createTimeoutMs,
+        unknownOutcomeAdvice:
+          "The platform has no way to look a job up, so the request was not repeated: a second job would be charged " +
+          "twice. If the job started, it runs and is charged when done (the dashboard shows it); `pulumi up` starts a " +
+          "new one.",
         expectedStatus: [200, 201, 202],
         schema: transcriptSchema,
       });

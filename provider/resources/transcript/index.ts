@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { isUnknown, type CallContext, type ResourceCore } from "../../core.js";
 import {
@@ -18,6 +19,7 @@ import { recordOf, toOutputs } from "./outputs.js";
 import { statSource } from "./source.js";
 import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
 import { isFinished, type TranscriptRecord } from "./parse.js";
+import { platformOf, refusedOutright } from "../interrupted.js";
 import { defaultUploadOptions, UploadFailure, uploadFile, type UploadOptions } from "./upload.js";
 import { waitForTranscript } from "./wait.js";
 
@@ -96,11 +98,12 @@ export function createTranscriptCore(
     return outs;
   }
 
-  async function startJob(
+  /** What the job is made of: the media (uploaded first when it is a local file) and how to read it. */
+  async function jobBody(
     ctx: CallContext,
     api: TranscriptionApi,
     inputs: TranscriptInputs,
-  ): Promise<TranscriptRecord> {
+  ): Promise<CreateTranscriptBody> {
     const body: CreateTranscriptBody = { language: inputs.language };
     if (inputs.sourcePath !== undefined) {
       body.uploadKey = await uploadSource(ctx, api, inputs.sourcePath);
@@ -109,7 +112,59 @@ export function createTranscriptCore(
     }
     if (inputs.webhookUrl !== undefined) body.webhookUrl = inputs.webhookUrl;
     if (inputs.glossary !== undefined && Object.keys(inputs.glossary).length > 0) body.glossary = inputs.glossary;
-    return api.createTranscript(body, inputs.waitForCompletion);
+    return body;
+  }
+
+  /**
+   * The job of an interrupted run of this resource with the same inputs, when the journal kept its
+   * id and the platform still has it: resumed instead of paying for a second one.
+   */
+  async function earlierJob(
+    ctx: CallContext,
+    api: TranscriptionApi,
+    inputHash: string,
+  ): Promise<TranscriptRecord | undefined> {
+    const platform = platformOf(ctx);
+    await ctx.journal.quiet(
+      platform,
+      (e) => e.type === type && e.name === ctx.name,
+      ctx.clock,
+      (pid) => ctx.log.info(`waiting for process ${pid} of an interrupted run, still starting this transcript's job`),
+    );
+    const earlier = ctx.journal.find(type, ctx.name, platform);
+    if (earlier?.inputHash !== inputHash) return undefined;
+    if (earlier.id === undefined) {
+      ctx.log.warn(
+        "an interrupted run sent this transcript's job and its answer was lost with that run; the platform has no " +
+          "way to look a job up, so a new one starts now (if the earlier one ran, it is charged too).",
+      );
+      return undefined;
+    }
+    const record = await api.getTranscript(earlier.id);
+    // A job that failed was not charged and left nothing to keep: the desired state needs a new one.
+    if (record === undefined || record.status === "error") return undefined;
+    ctx.log.info(`resuming job ${record.id}, which an interrupted run started, instead of starting a new one`);
+    return record;
+  }
+
+  async function startJob(
+    ctx: CallContext,
+    api: TranscriptionApi,
+    inputs: TranscriptInputs,
+    inputHash: string,
+  ): Promise<TranscriptRecord> {
+    const body = await jobBody(ctx, api, inputs);
+    const platform = platformOf(ctx);
+    ctx.journal.creating(type, ctx.name, platform, { inputHash });
+    let record: TranscriptRecord;
+    try {
+      record = await api.createTranscript(body);
+    } catch (error) {
+      if (refusedOutright(error)) ctx.journal.forget(type, ctx.name);
+      throw error;
+    }
+    ctx.journal.created(type, ctx.name, platform, record.id, { inputHash });
+    return record;
   }
 
   async function uploadSource(ctx: CallContext, api: TranscriptionApi, path: string): Promise<string> {
@@ -186,9 +241,10 @@ export function createTranscriptCore(
 
     async create(ctx, inputs) {
       const api = transcriptionApi(ctx.client);
+      const inputHash = jobHash(inputs);
       let record: TranscriptRecord;
       try {
-        record = await startJob(ctx, api, inputs);
+        record = (await earlierJob(ctx, api, inputHash)) ?? (await startJob(ctx, api, inputs, inputHash));
       } catch (error) {
         throw error instanceof Error ? prefix(ctx, error) : error;
       }
@@ -254,6 +310,16 @@ export function createTranscriptCore(
 }
 
 export const transcriptCore = createTranscriptCore();
+
+/**
+ * What makes two jobs the same job: the media (URL, or the file's content hash), the language and the
+ * glossary. Not the webhook address or how long to wait, which a new job would not change.
+ */
+function jobHash(inputs: TranscriptInputs): string {
+  const glossary = Object.entries(inputs.glossary ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const job = [inputs.url ?? null, inputs.sourceHash ?? null, inputs.language, glossary];
+  return createHash("sha256").update(JSON.stringify(job)).digest("hex");
+}
 
 /** The stored job is not on the platform any more (unknown id, or past the 7-day retention). */
 function jobGone(id: string, when = ""): NotFoundError {
