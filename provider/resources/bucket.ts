@@ -43,14 +43,18 @@ export function autoName(resourceName: string): string {
   return `${autoNameBase(resourceName)}-${suffix}`;
 }
 
+/** Whether `name` is one `autoName(resourceName)` can draw: a name no one else would pick. */
+export function isAutoNameOf(name: string, resourceName: string): boolean {
+  return new RegExp(`^${autoNameBase(resourceName)}-[${alphabet}]{7}$`).test(name);
+}
+
 /**
  * The name this resource drew in an interrupted run whose create may have made the bucket (the
  * journal's entry): drawn again, so that the next create finds that bucket instead of leaving it.
  */
 function interruptedAutoName(ctx: CallContext): string | undefined {
   const name = ctx.journal.find(bucketTable.type, ctx.name, platformOf(ctx))?.objectName;
-  const generated = new RegExp(`^${autoNameBase(ctx.name)}-[${alphabet}]{7}$`);
-  return name !== undefined && generated.test(name) ? name : undefined;
+  return name !== undefined && isAutoNameOf(name, ctx.name) ? name : undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { base, host, journal, s3, stack, thrown, useApi } from "./support.js";
+import { apiKey, base, host, journal, recorder, s3, stack, testHost, thrown, useApi, type Logged } from "./support.js";
 const providerText = "exports.handler = __f0; /* serialized shim */";
 
 describe("dynamic host adapter", () => {
@@ -124,6 +124,21 @@ describe("dynamic host adapter", () => {
   it("keeps a state written before the stack was passed free of it", async () => {
     const checked = await bucket().check!({ __logicalName: "logs", name: "logs-1" }, { __logicalName: "logs" });
     expect(checked.inputs).not.toHaveProperty("__stack");
+  });
+
+  it("redacts the provider's own lines, debug ones included (what --debug shows of it)", () => {
+    const logs: Logged[] = [];
+    const h = testHost({ logger: recorder(logs) });
+    h.configure({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
+    const c = h.context("Bucket", "logs");
+    // Settings are read (and their secrets registered) when a call first needs them.
+    expect(c.settings.auth.value).toBe(apiKey);
+    c.log.debug(`request with ${apiKey}`);
+    c.log.info(`answer with ${apiKey}`);
+    expect(logs.map((l) => l.message)).toEqual([
+      'Bucket "logs": request with [redacted]',
+      'Bucket "logs": answer with [redacted]',
+    ]);
   });
 
   it("maps a partial update the same way", async () => {
