@@ -7,7 +7,7 @@
  */
 import { ApiClient, type ClientOptions } from "./client.js";
 import { ProviderConfig } from "./config.js";
-import type { CallContext, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
+import type { CallContext, CheckFailure, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
 import { nameKey, stackKey, systemClock } from "./core.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
 import { FileJournal, journalDir, noJournal, type Journal } from "./journal.js";
@@ -135,7 +135,7 @@ export class Host {
   async check(call: Call, olds: Props, news: Props): Promise<CheckResult<Props>> {
     return this.run(call, undefined, (ctx) => {
       const result = call.core.check(ctx, Object.keys(olds).length === 0 ? undefined : olds, news);
-      const failures = result.failures.map((f) => ({ property: f.property, reason: redact(f.reason) }));
+      const failures = result.failures.map((f) => engineFailure(f, news));
       return { inputs: result.inputs as Props, failures };
     });
   }
@@ -192,6 +192,18 @@ export class Host {
       throw Object.assign(new Error(message), { id, properties: toEngine(outs), reasons: reasons.map(redact) });
     }
   }
+}
+
+/**
+ * A check failure as the engine shows it: "property <p> value <its input> has a problem: <reason>".
+ * A property the program did not set (missing, or set in another form, as a Transcript's `source`
+ * travels as `sourcePath`) has no input, which the engine prints as `{<nil>}`: such a failure is
+ * about the resource, and its reason names the property instead.
+ */
+function engineFailure(f: CheckFailure, news: Props): CheckFailure {
+  const reason = redact(f.reason);
+  if (f.property === "" || f.property in news) return { property: f.property, reason };
+  return { property: "", reason: reason.includes(f.property) ? reason : `${f.property}: ${reason}` };
 }
 
 /**

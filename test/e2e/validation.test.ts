@@ -7,15 +7,18 @@ describe("validation at preview", () => {
   let emulator: Emulator;
   let quickstart: ExampleStack;
   let dns: ExampleStack;
+  let transcript: ExampleStack;
 
   beforeAll(async () => {
     emulator = await launchEmulator();
     quickstart = await ExampleStack.create("quickstart", providerConfig(emulator));
     dns = await ExampleStack.create("dns", providerConfig(emulator));
+    transcript = await ExampleStack.create("transcript", providerConfig(emulator));
   });
   afterAll(async () => {
     await quickstart?.dispose();
     await dns?.dispose();
+    await transcript?.dispose();
     await emulator?.close();
   });
 
@@ -51,6 +54,22 @@ describe("validation at preview", () => {
       property: "name",
       hint: "label",
     },
+    {
+      what: "an empty bucket name (which would otherwise pass as no name)",
+      stack: () => quickstart,
+      config: { "cloudplatform-quickstart:bucketName": { value: "" } },
+      resource: "media",
+      property: "name",
+      hint: "must not be empty",
+    },
+    {
+      what: "a transcript source file that does not exist, naming source rather than a {<nil>} value",
+      stack: () => transcript,
+      config: { "cloudplatform-transcript:audioFile": { value: "media/missing.wav" } },
+      resource: "talk",
+      property: "source",
+      hint: "does not exist",
+    },
   ];
 
   for (const c of cases) {
@@ -63,6 +82,7 @@ describe("validation at preview", () => {
       expect(message).toContain(c.property);
       expect(message).toContain(c.hint);
       expect(message).not.toContain(emulator.apiKey);
+      expect(message).not.toContain("<nil>");
       const after = await emulatorStats(emulator);
       expect(after.writes).toBe(before.writes);
     });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unknownValue, type Props } from "../../provider/core.js";
 import { transcriptCore } from "../../provider/resources/transcript/index.js";
 import { isInternalHost } from "../../provider/resources/transcript/addresses.js";
+import type { AnyCore } from "../../provider/host.js";
 import { testHost } from "./support.js";
 const dir = mkdtempSync(join(tmpdir(), "transcript-check-"));
 const audio = join(dir, "a.wav");
@@ -115,6 +116,25 @@ describe("Transcript check", () => {
     expect(reasons({ sourcePath: dir })[0]).toMatch(/^source: .*is not a regular file/);
   });
 
+  it("names source in every failure about it, which the engine shows without a value ({<nil>} otherwise)", async () => {
+    const host = testHost();
+    host.configure({ "cloudplatform:apiUrl": "https://api.cloudplatform.example" });
+    const call = { core: transcriptCore as unknown as AnyCore, name: "talk" };
+    const cases: Props[] = [
+      { sourcePath: join(dir, "nope.wav") },
+      {},
+      { url: "https://m.example.com/a", sourcePath: audio },
+    ];
+    for (const news of cases) {
+      const { failures } = await host.check(call, {}, news);
+      // No input holds `source` (it travels as sourcePath): a failure about it is the resource's.
+      expect(failures[0]?.property).toBe("");
+      expect(failures[0]?.reason).toContain("source");
+    }
+    const { failures } = await host.check(call, {}, { url: "ftp://m.example.com/a" });
+    expect(failures[0]?.property).toBe("url");
+  });
+
   it("refuses a file over 2 GB without reading it", () => {
     const big = join(dir, "big.wav");
     const fd = openSync(big, "w");
@@ -122,7 +142,7 @@ describe("Transcript check", () => {
     ftruncateSync(fd, 2 * 1024 ** 3 + 1);
     closeSync(fd);
     expect(reasons({ sourcePath: big })).toEqual([
-      `source: Transcript "talk": file "${big}" is 2147483649 bytes; the platform accepts at most 2 GB (2147483648 bytes)`,
+      `source: Transcript "talk": source file "${big}" is 2147483649 bytes; the platform accepts at most 2 GB (2147483648 bytes)`,
     ]);
   });
 

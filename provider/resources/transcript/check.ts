@@ -133,15 +133,18 @@ function urlProblem(value: string, apiUrl: string | undefined, whatToDo: string)
 function checkSourceFile(path: string, fail: (p: string, r: string) => void): string | undefined {
   const stat = statSource(path);
   if (stat.kind === "missing") {
-    fail("source", `file "${path}" does not exist (relative paths start from the program directory)`);
+    fail("source", `source file "${path}" does not exist (relative paths start from the program directory)`);
     return undefined;
   }
   if (stat.kind === "not-a-file") {
-    fail("source", `"${path}" is not a regular file`);
+    fail("source", `source "${path}" is not a regular file`);
     return undefined;
   }
   if (stat.size > maxUploadBytes) {
-    fail("source", `file "${path}" is ${stat.size} bytes; the platform accepts at most 2 GB (${maxUploadBytes} bytes)`);
+    fail(
+      "source",
+      `source file "${path}" is ${stat.size} bytes; the platform accepts at most 2 GB (${maxUploadBytes} bytes)`,
+    );
     return undefined;
   }
   return hashSource(path, stat.stats);
