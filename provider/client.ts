@@ -363,7 +363,9 @@ function parseAnswer<T>(
     try {
       json = parseJson(res.text);
     } catch {
-      if (schema === undefined) return { ok: true, data: undefined as T };
+      // A request that reads nothing back (a delete) takes any body, but an HTML page: that is a
+      // proxy's, which says nothing of what the platform did (a failed delete may hide behind it).
+      if (schema === undefined && !isHtml(res.headers["content-type"])) return { ok: true, data: undefined as T };
       return {
         ok: false,
         spoiled: true,
@@ -383,6 +385,11 @@ function parseAnswer<T>(
     spoiled: false,
     error: new UnexpectedResponseError(endpoint, receivedKeys(json), problems, res.status),
   };
+}
+
+function isHtml(contentType: string | string[] | undefined): boolean {
+  const value = Array.isArray(contentType) ? contentType.join(",") : (contentType ?? "");
+  return /text\/html/i.test(value);
 }
 
 /**

@@ -7,7 +7,7 @@ import { CloudPlatformError } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter } from "../../provider/retry.js";
 import { bucketSchema, credentialWithSecretSchema, readErrorBody } from "../../provider/shapes.js";
-import { createBucket, createCredential } from "../../provider/api.js";
+import { createBucket, createCredential, deleteBucket } from "../../provider/api.js";
 import { apiKey, base, thrown, useApi } from "./support.js";
 
 const settings: Settings = {
@@ -281,6 +281,18 @@ describe("ApiClient", () => {
       schema: credentialWithSecretSchema,
     });
     expect(res.data.secret_access_key).toBe("regenerated-secret-1");
+  });
+
+  it("does not take a proxy's HTML page for a delete's answer: the repeat tells what happened", async () => {
+    nock(base)
+      .delete("/object-storage/buckets/b1")
+      .reply(200, "<html>ok</html>", { "content-type": "text/html" })
+      .delete("/object-storage/buckets/b1")
+      .reply(409, { error: { code: "bucket_not_empty" } });
+    expect((await thrown(() => deleteBucket(client(), "b1"))).code).toBe("CLOUDPLATFORM_CONFLICT");
+    // Any other body of a delete is the platform's own way of saying it is done.
+    nock(base).delete("/object-storage/buckets/b2").reply(200, "deleted", { "content-type": "text/plain" });
+    expect(await deleteBucket(client(), "b2")).toBe(true);
   });
 
   it("takes a 409 on a repeated create as its own earlier attempt, found by reconcile", async () => {

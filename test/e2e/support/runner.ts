@@ -89,6 +89,10 @@ export class ExampleStack {
   previewFailing(config?: Config): Promise<RunResult> {
     return this.run("preview", config);
   }
+  /** An up expected to fail: the result carries the engine's message. */
+  upFailing(config?: Config): Promise<RunResult> {
+    return this.run("up", config);
+  }
   refresh(): Promise<RunResult> {
     return this.runOk("refresh");
   }

@@ -1,0 +1,113 @@
+// Updates and deletes under lost, unreadable and dropped answers end in the intended state
+// (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
+// the request, garbles them, and drops connections, on every route.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  emulatorState,
+  injectedFaults,
+  launchEmulator,
+  management,
+  providerConfig,
+  setFaults,
+  type Emulator,
+  type Faults,
+} from "./support/emulator.js";
+import { ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
+import { accessFrom, roundTrip } from "./support/s3.js";
+
+const faults: Faults = { loseRate: 0.1, garbleRate: 0.1, dropRate: 0.05, retryAfterSeconds: 0 };
+
+describe("a credential's whole life under lost, unreadable and dropped answers", () => {
+  let emulator: Emulator;
+  let stack: ExampleStack;
+  let current: RunResult;
+  const setting = (key: string, value: string): Config => ({
+    [`cloudplatform-credential-lifecycle:${key}`]: { value },
+  });
+
+  /** One `up` with the faults on; S3 is checked with them off (its client does not retry here). */
+  async function upUnderFaults(config?: Config): Promise<RunResult> {
+    await setFaults(emulator, faults);
+    try {
+      return await stack.up(config);
+    } finally {
+      await setFaults(emulator, {});
+    }
+  }
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  it("creates, deactivates, activates and rotates with the first `up` each time, one credential throughout", async () => {
+    current = await upUnderFaults();
+    expect(await roundTrip(accessFrom(current))).toBe("ok");
+    const off = await upUnderFaults(setting("active", "false"));
+    expect(await roundTrip(accessFrom(off))).toBe("InvalidAccessKeyId");
+    const on = await upUnderFaults(setting("active", "true"));
+    expect(await roundTrip(accessFrom(on))).toBe("ok");
+    const rotated = await upUnderFaults({ ...setting("active", "true"), ...setting("rotation", "2") });
+    expect(output(rotated, "accessKeyId")).toBe(output(current, "accessKeyId"));
+    expect(await roundTrip(accessFrom(on))).toBe("SignatureDoesNotMatch");
+    expect(await roundTrip(accessFrom(rotated))).toBe("ok");
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("destroys (emptying the bucket through a temporary credential) and leaves the emulator empty", async () => {
+    await setFaults(emulator, faults);
+    try {
+      await stack.destroy();
+    } finally {
+      await setFaults(emulator, {});
+    }
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0, zones: 0 });
+    // The faults did happen (each kind is drawn at random: lost answers, the most frequent, surely).
+    const injected = await injectedFaults(emulator);
+    expect(injected["lose"]).toBeGreaterThan(0);
+    expect((injected["lose"] ?? 0) + (injected["garble"] ?? 0) + (injected["drop"] ?? 0)).toBeGreaterThan(3);
+  });
+});
+
+describe("an API key rotation whose answer is lost, while the provider authenticates with that key", () => {
+  let emulator: Emulator;
+  let stack: ExampleStack;
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    stack = await ExampleStack.create("api-key", providerConfig(emulator, "apiKey"));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  it("says exactly what happened and how to go on, and the way it gives works", async () => {
+    // The emulator's apiKey is its current key: keep the one the provider starts with.
+    const configured = emulator.apiKey;
+    await setFaults(emulator, { loseRate: 1, routes: "POST /security/apikey" });
+    const failed = await stack.upFailing();
+    await setFaults(emulator, {});
+    expect(failed.ok).toBe(false);
+    const message = failed.error ?? "";
+    expect(message).toContain("CLOUDPLATFORM_OUTCOME_UNKNOWN");
+    expect(message).toContain("the platform rotated the project API key");
+    expect(message).toContain("was lost on the way");
+    // It did rotate: the configured key is refused now, and the new one was never shown.
+    expect(emulator.apiKey).not.toBe(configured);
+    expect(message).not.toContain(configured);
+    expect(message).not.toContain(emulator.apiKey);
+    const refused = await fetch(`${emulator.baseUrl}/dns/zones`, { headers: { authorization: configured } });
+    expect(refused.status).toBe(401);
+
+    // What the message says: authenticate with a dashboard token instead, and run `pulumi up` again.
+    const recovered = await stack.up(providerConfig(emulator, "token"), ["cloudplatform:apiKey"]);
+    const key = output(recovered, "apiKey");
+    expect((await fetch(`${emulator.baseUrl}/dns/zones`, { headers: { authorization: key } })).status).toBe(200);
+    expect((await management(emulator, "GET", "/dns/zones")).status).toBe(200);
+  });
+});
