@@ -6,6 +6,7 @@ import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
 
 /** Fault settings of `PUT /_emulator/faults` (§9, §9.1). */
 export interface Faults {
+  readonly latencyMs?: number;
   readonly statusRates?: Readonly<Record<string, number>>;
   readonly dropRate?: number;
   readonly loseRate?: number;

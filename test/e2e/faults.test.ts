@@ -2,16 +2,8 @@
 // (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
 // the request, garbles them, and drops connections, on every route.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  emulatorState,
-  injectedFaults,
-  launchEmulator,
-  management,
-  providerConfig,
-  setFaults,
-  type Emulator,
-  type Faults,
-} from "./support/emulator.js";
+import { Platform, type Faults } from "../../scripts/soak/platform.mts";
+import { emulatorState, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 
@@ -27,11 +19,11 @@ describe("a credential's whole life under lost, unreadable and dropped answers",
 
   /** One `up` with the faults on; S3 is checked with them off (its client does not retry here). */
   async function upUnderFaults(config?: Config): Promise<RunResult> {
-    await setFaults(emulator, faults);
+    await new Platform(emulator).setFaults(faults);
     try {
       return await stack.up(config);
     } finally {
-      await setFaults(emulator, {});
+      await new Platform(emulator).clearFaults();
     }
   }
 
@@ -59,15 +51,15 @@ describe("a credential's whole life under lost, unreadable and dropped answers",
   });
 
   it("destroys (emptying the bucket through a temporary credential) and leaves the emulator empty", async () => {
-    await setFaults(emulator, faults);
+    await new Platform(emulator).setFaults(faults);
     try {
       await stack.destroy();
     } finally {
-      await setFaults(emulator, {});
+      await new Platform(emulator).clearFaults();
     }
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0, zones: 0 });
     // The faults did happen (each kind is drawn at random: lost answers, the most frequent, surely).
-    const injected = await injectedFaults(emulator);
+    const { injected } = await new Platform(emulator).stats();
     expect(injected["lose"]).toBeGreaterThan(0);
     expect((injected["lose"] ?? 0) + (injected["garble"] ?? 0) + (injected["drop"] ?? 0)).toBeGreaterThan(3);
   });
@@ -89,9 +81,9 @@ describe("an API key rotation whose answer is lost, while the provider authentic
   it("says exactly what happened and how to go on, and the way it gives works", async () => {
     // The emulator's apiKey is its current key: keep the one the provider starts with.
     const configured = emulator.apiKey;
-    await setFaults(emulator, { loseRate: 1, routes: "POST /security/apikey" });
+    await new Platform(emulator).setFaults({ loseRate: 1, routes: "POST /security/apikey" });
     const failed = await stack.upFailing();
-    await setFaults(emulator, {});
+    await new Platform(emulator).clearFaults();
     expect(failed.ok).toBe(false);
     const message = failed.error ?? "";
     expect(message).toContain("CLOUDPLATFORM_OUTCOME_UNKNOWN");

@@ -48,29 +48,6 @@ export function emulatorStats(emulator: Emulator): Promise<EmulatorStats> {
   return getJson(`${emulator.baseUrl}/_emulator/stats`);
 }
 
-/** Faults the emulator injects (docs/api-contract.md §9, §9.1); `{}` clears them. */
-export interface Faults {
-  readonly statusRates?: Readonly<Record<string, number>>;
-  readonly dropRate?: number;
-  readonly loseRate?: number;
-  readonly garbleRate?: number;
-  readonly routes?: string;
-  readonly retryAfterSeconds?: number;
-}
-
-export async function setFaults(emulator: Emulator, faults: Faults): Promise<void> {
-  await getJson(`${emulator.baseUrl}/_emulator/faults`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(faults),
-  });
-}
-
-/** Faults injected so far, by kind (`503`, `drop`, `lose`, `garble`). */
-export async function injectedFaults(emulator: Emulator): Promise<Record<string, number>> {
-  return (await getJson<{ injected: Record<string, number> }>(`${emulator.baseUrl}/_emulator/stats`)).injected;
-}
-
 /** The management API as a person with the dashboard token would use it (never the API key: a test may rotate it). */
 export async function management(emulator: Emulator, method: string, path: string, body?: object): Promise<Response> {
   const authorization = `Bearer ${emulator.token}`;
