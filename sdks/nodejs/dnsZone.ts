@@ -35,6 +35,14 @@ export class DnsZone extends pulumi.CustomResource {
     }
 
     /**
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     */
+    declare public readonly adopt: pulumi.Output<boolean>;
+    /**
+     * True when create adopted an existing zone.
+     */
+    declare public /*out*/ readonly adopted: pulumi.Output<boolean>;
+    /**
      * When the platform created the zone, when it says.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
@@ -69,12 +77,16 @@ export class DnsZone extends pulumi.CustomResource {
             if (args?.name === undefined && !opts.urn) {
                 throw new Error("Missing required property 'name'");
             }
+            resourceInputs["adopt"] = args?.adopt;
             resourceInputs["name"] = args?.name;
+            resourceInputs["adopted"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["nameservers"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["zoneId"] = undefined /*out*/;
         } else {
+            resourceInputs["adopt"] = undefined /*out*/;
+            resourceInputs["adopted"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["nameservers"] = undefined /*out*/;
@@ -92,6 +104,10 @@ export class DnsZone extends pulumi.CustomResource {
  * The set of arguments for constructing a DnsZone resource.
  */
 export interface DnsZoneArgs {
+    /**
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     */
+    adopt?: pulumi.Input<boolean | undefined>;
     /**
      * The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
      */

@@ -16,6 +16,10 @@ import (
 type DnsZone struct {
 	pulumi.CustomResourceState
 
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	Adopt pulumi.BoolOutput `pulumi:"adopt"`
+	// True when create adopted an existing zone.
+	Adopted pulumi.BoolOutput `pulumi:"adopted"`
 	// When the platform created the zone, when it says.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
@@ -75,12 +79,16 @@ func (DnsZoneState) ElementType() reflect.Type {
 }
 
 type dnsZoneArgs struct {
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	Adopt *bool `pulumi:"adopt"`
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name string `pulumi:"name"`
 }
 
 // The set of arguments for constructing a DnsZone resource.
 type DnsZoneArgs struct {
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	Adopt pulumi.BoolPtrInput
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name pulumi.StringInput
 }
@@ -170,6 +178,16 @@ func (o DnsZoneOutput) ToDnsZoneOutput() DnsZoneOutput {
 
 func (o DnsZoneOutput) ToDnsZoneOutputWithContext(ctx context.Context) DnsZoneOutput {
 	return o
+}
+
+// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+func (o DnsZoneOutput) Adopt() pulumi.BoolOutput {
+	return o.ApplyT(func(v *DnsZone) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
+}
+
+// True when create adopted an existing zone.
+func (o DnsZoneOutput) Adopted() pulumi.BoolOutput {
+	return o.ApplyT(func(v *DnsZone) pulumi.BoolOutput { return v.Adopted }).(pulumi.BoolOutput)
 }
 
 // When the platform created the zone, when it says.

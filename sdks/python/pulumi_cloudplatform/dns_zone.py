@@ -19,13 +19,17 @@ __all__ = ['DnsZoneArgs', 'DnsZone']
 @pulumi.input_type
 class DnsZoneArgs:
     def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str]):
+                 name: pulumi.Input[_builtins.str],
+                 adopt: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a DnsZone resource.
 
         :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
+        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
         """
         pulumi.set(__self__, "name", name)
+        if adopt is not None:
+            pulumi.set(__self__, "adopt", adopt)
 
     @_builtins.property
     @pulumi.getter
@@ -39,6 +43,18 @@ class DnsZoneArgs:
     def name(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "name", value)
 
+    @_builtins.property
+    @pulumi.getter
+    def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        """
+        return pulumi.get(self, "adopt")
+
+    @adopt.setter
+    def adopt(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "adopt", value)
+
 
 @pulumi.type_token("cloudplatform:index:DnsZone")
 class DnsZone(pulumi.CustomResource):
@@ -46,6 +62,7 @@ class DnsZone(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -53,6 +70,7 @@ class DnsZone(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         ...
@@ -79,6 +97,7 @@ class DnsZone(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 adopt: pulumi.Input[Optional[_builtins.bool]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -89,9 +108,11 @@ class DnsZone(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = DnsZoneArgs.__new__(DnsZoneArgs)
 
+            __props__.__dict__["adopt"] = adopt
             if name is None and not opts.urn:
                 raise TypeError("Missing required property 'name'")
             __props__.__dict__["name"] = name
+            __props__.__dict__["adopted"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["nameservers"] = None
             __props__.__dict__["status"] = None
@@ -120,12 +141,30 @@ class DnsZone(pulumi.CustomResource):
 
         __props__ = DnsZoneArgs.__new__(DnsZoneArgs)
 
+        __props__.__dict__["adopt"] = None
+        __props__.__dict__["adopted"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["nameservers"] = None
         __props__.__dict__["status"] = None
         __props__.__dict__["zone_id"] = None
         return DnsZone(resource_name, opts=opts, __props__=__props__)
+
+    @_builtins.property
+    @pulumi.getter
+    def adopt(self) -> pulumi.Output[_builtins.bool]:
+        """
+        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        """
+        return pulumi.get(self, "adopt")
+
+    @_builtins.property
+    @pulumi.getter
+    def adopted(self) -> pulumi.Output[_builtins.bool]:
+        """
+        True when create adopted an existing zone.
+        """
+        return pulumi.get(self, "adopted")
 
     @_builtins.property
     @pulumi.getter(name="createdAt")
