@@ -1,6 +1,6 @@
 // examples/quickstart with the real Pulumi engine against a real emulator.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState, emulatorStats, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
 import { ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
@@ -27,6 +27,15 @@ describe("examples/quickstart", () => {
     expect(output(up, "storageClass")).toBe("Standard");
     expect(await roundTrip(accessFrom(up))).toBe("ok");
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    // One request per create: the credential of a bucket made in the same run needs no read first.
+    const { requests } = await emulatorStats(emulator);
+    const management = Object.entries(requests).filter(([route]) =>
+      /^[A-Z]+ \/(object-storage|dns|security)\b/.test(route),
+    );
+    expect(Object.fromEntries(management)).toEqual({
+      "POST /object-storage/buckets": 1,
+      "POST /object-storage/buckets/{bucketId}/credentials": 1,
+    });
   });
 
   it("is at rest after up: preview and refresh show no changes", async () => {
