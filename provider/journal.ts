@@ -144,6 +144,7 @@ export function writerAlive(entry: JournalEntry): boolean {
 export class FileJournal implements Journal {
   private warned = false;
   private collected = false;
+  private othersDone = false;
 
   constructor(
     readonly dir: string,
@@ -195,12 +196,15 @@ export class FileJournal implements Journal {
     clock: Clock,
     onWait: (pid: number) => void,
   ): Promise<void> {
+    // Only a process that ran before this one can be at it (the stack's lock keeps two deployments
+    // apart): once none is left creating anything, no call of this process needs to look again.
+    if (this.othersDone) return;
     const started = clock.now();
     let told = false;
     for (;;) {
-      const busy = this.all().find(
-        (e) => e.state === "creating" && e.platform === platform && matches(e) && writerAlive(e),
-      );
+      const others = this.all().filter((e) => e.state === "creating" && writerAlive(e));
+      if (others.length === 0) this.othersDone = true;
+      const busy = others.find((e) => e.platform === platform && matches(e));
       if (busy === undefined || clock.now() - started >= maxSettleMs) return;
       if (!told) onWait(busy.pid);
       told = true;
