@@ -1,9 +1,13 @@
 // The executable-provider host (provider/plugin) driven as the gRPC server drives it: raw wire
 // values in, raw wire values out, against a mocked API (network disabled).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type * as plugin from "@pulumi/pulumi/provider";
 import { unknownValue } from "../../provider/core.js";
+import { FileJournal } from "../../provider/journal.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
 import { parseUrn } from "../../provider/plugin/cores.js";
 import { createProvider } from "../../provider/plugin/provider.js";
@@ -43,6 +47,18 @@ describe("dispatch on the type token", () => {
       name: "logs",
       stack: "proj/dev",
     });
+  });
+
+  it("keeps the recovery journal of the URN's stack", async () => {
+    const journal = new FileJournal(mkdtempSync(join(tmpdir(), "plugin-journal-")));
+    const stacks: string[] = [];
+    const h = testHost({ journal: (s) => (stacks.push(s), journal) });
+    h.configure({ "cloudplatform:baseUrl": base, "cloudplatform:s3Url": s3, "cloudplatform:apiKey": apiKey });
+    nock(base).post("/dns/zones").reply(201, { id: "zone_1", name: "example.com", nameservers: [] });
+    await createProvider({ version: "1.2.3", host: h }).create!(urn("DnsZone", "main"), { name: "example.com" });
+    expect(stacks).toEqual(["proj/dev"]);
+    expect(journal.find("DnsZone", "main", base)).toMatchObject({ state: "created", id: "zone_1" });
+    rmSync(journal.dir, { recursive: true, force: true });
   });
 
   it("finds the type in a URN whose type is qualified by a parent", async () => {
