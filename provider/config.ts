@@ -170,6 +170,21 @@ export function resolveSettings(
   };
 }
 
+/**
+ * The S3 endpoint a read records: the one the state holds, else the configured one. A read that
+ * has neither (an import on a stack without `cloudplatform:s3Url`) records "" and says so through
+ * `warn`, with how to fill it in: `s3Endpoint` is what programs hand to S3 clients.
+ */
+export function s3EndpointForRead(recorded: string | undefined, settings: Settings, warn: (m: string) => void): string {
+  if (recorded !== undefined && recorded !== "") return recorded;
+  if (settings.s3Url !== undefined) return settings.s3Url;
+  warn(
+    "s3Endpoint is empty: the S3 endpoint is not set, so it could not be recorded. " +
+      `Set it with ${howToSet("s3Url")}, then run \`pulumi refresh\` to record it.`,
+  );
+  return "";
+}
+
 /** The S3 endpoint, or a clear error for the resources that need it. */
 export function requireS3Url(settings: Settings): string {
   if (settings.s3Url === undefined) {

@@ -6,7 +6,7 @@
  */
 import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
-import { requireS3Url } from "../config.js";
+import { requireS3Url, s3EndpointForRead } from "../config.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { goneFromState, importById, isUnknown } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
@@ -230,7 +230,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
         bucketId: live.id,
         name: live.name,
         storageClass: storageClassOf(live) ?? state.storageClass,
-        s3Endpoint: state.s3Endpoint || (ctx.settings.s3Url ?? ""),
+        s3Endpoint: s3EndpointForRead(state.s3Endpoint, ctx.settings, (m) => ctx.log.warn(m)),
         region: state.region || s3Region,
         ...(createdAt === undefined ? {} : { createdAt }),
       };
@@ -255,12 +255,7 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
       return;
     } catch (err) {
       if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) throw err;
-      if (!state.forceDestroy) {
-        (err as Error).message +=
-          ` The bucket "${state.name}" still holds objects or unfinished uploads. Empty it, or set forceDestroy: true ` +
-          "and run `pulumi up` (so the state records it) before destroying.";
-        throw err;
-      }
+      if (!state.forceDestroy) throw notEmptyError(err as ConflictError, state.name);
     }
     // The state remembers the endpoint in case the config no longer names one.
     const s3Url = api.settings.s3Url ?? (state.s3Endpoint || requireS3Url(api.settings));
@@ -270,3 +265,20 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
     forgetBucket(ctx, id);
   },
 };
+
+/**
+ * A delete refused with 409 `bucket_not_empty` (contract §5; or with no code, which on a bucket's
+ * delete can mean nothing else), said once: what the platform refused and why, then the two ways on.
+ * It replaces the client's message, whose generic 409 advice (a taken name) does not apply here. A
+ * 409 with another code is the platform's own story and is left as it is.
+ */
+function notEmptyError(err: ConflictError, name: string): ConflictError {
+  if (err.apiCode !== undefined && err.apiCode !== "bucket_not_empty") return err;
+  const endpoint = err.endpoint ?? "DELETE /object-storage/buckets/{bucketId}";
+  return new ConflictError(
+    `${endpoint} failed with 409${err.apiCode === undefined ? "" : ` ${err.apiCode}`}: ` +
+      `the bucket "${name}" still holds objects or unfinished multipart uploads`,
+    "Empty it, or set `forceDestroy: true` on the resource and run `pulumi up` (so the state records it), then destroy again.",
+    { status: 409, endpoint, ...(err.apiCode === undefined ? {} : { apiCode: err.apiCode }), cause: err },
+  );
+}

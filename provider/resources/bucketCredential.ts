@@ -16,7 +16,7 @@ import {
   regenerateCredential,
   setCredentialActive,
 } from "../api.js";
-import { requireS3Url } from "../config.js";
+import { requireS3Url, s3EndpointForRead } from "../config.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { goneFromState, isUnknown } from "../core.js";
 import { ImportIdInvalidError, OutcomeUnknownError, PartialCreateError, hasCode, isNotFound } from "../errors.js";
@@ -154,7 +154,7 @@ export const bucketCredentialCore: ResourceCore<BucketCredentialInputs, BucketCr
       accessKeyId: state.accessKeyId || id,
       active,
       bucketName,
-      s3Endpoint: state.s3Endpoint || (api.settings.s3Url ?? ""),
+      s3Endpoint: s3EndpointForRead(state.s3Endpoint, api.settings, (m) => ctx.log.warn(m)),
       region: state.region || s3Region,
       ...(createdAt === undefined ? {} : { createdAt }),
     };

@@ -200,7 +200,26 @@ describe("Bucket operations", () => {
       .reply(409, { error: { code: "bucket_not_empty", message: "not empty" } });
     const err = await thrown(() => bucketCore.delete(ctx(), "bkt_1", state));
     expect(err.code).toBe("CLOUDPLATFORM_CONFLICT");
-    expect(err.message).toContain("forceDestroy: true");
+    // What happened, then what to do, each once; not the generic 409 advice about a taken name.
+    expect(err.message).toBe(
+      'DELETE /object-storage/buckets/bkt_1 failed with 409 bucket_not_empty: the bucket "logs-abc" still holds ' +
+        "objects or unfinished multipart uploads (CLOUDPLATFORM_CONFLICT). Empty it, or set `forceDestroy: true` " +
+        "on the resource and run `pulumi up` (so the state records it), then destroy again.",
+    );
+  });
+
+  it("a 409 without a code on a bucket's delete says the same; a 409 with another code is the platform's", async () => {
+    nock(base).delete("/object-storage/buckets/bkt_1").reply(409, "Conflict");
+    const bare = await thrown(() => bucketCore.delete(ctx(), "bkt_1", state));
+    expect(bare.message).toContain('failed with 409: the bucket "logs-abc" still holds objects');
+    expect(bare.message).not.toContain("name is taken");
+    nock(base)
+      .delete("/object-storage/buckets/bkt_1")
+      .reply(409, { error: { code: "bucket_locked", message: "the bucket is under legal hold" } });
+    const other = await thrown(() => bucketCore.delete(ctx(), "bkt_1", state));
+    expect(other.code).toBe("CLOUDPLATFORM_CONFLICT");
+    expect(other.message).toContain("bucket_locked: the bucket is under legal hold");
+    expect(other.message).not.toContain("still holds objects");
   });
 
   it("with forceDestroy empties the bucket through S3 with a temporary credential, then deletes it", async () => {

@@ -8,7 +8,7 @@ import { apiKeyCore } from "../../provider/resources/apiKey.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
-import { apiKey, base, ctx, s3, testHost, thrown, useApi } from "./support.js";
+import { apiKey, base, configureDefaults, ctx, host, s3, testHost, thrown, useApi } from "./support.js";
 
 const createdAt = "2026-11-01T00:00:00Z";
 const bucket = { id: "bkt_1", name: "logs", storage_class: "Archive", created_at: createdAt };
@@ -101,6 +101,36 @@ describe("importable cores: read from an import target fills every output create
     expect(r.outs?.active).toBe(false);
     expect(r.inputs).toEqual({ bucketId: "bkt_1", active: false });
     expect(log.logs).toEqual([]);
+  });
+
+  it("an import on a stack without cloudplatform:s3Url warns that s3Endpoint is empty, and how to fill it in", async () => {
+    host().configure({ "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey });
+    // The credential's read takes the bucket's name from the bucket read just before.
+    nock(base).get("/object-storage/buckets/bkt_1").reply(200, bucket);
+    nock(base)
+      .get(creds)
+      .reply(200, [{ access_key_id: "CPAK1", active: true }]);
+    const log = ctx();
+    const b = await bucketCore.read(log, "bkt_1", accepted(bucketCore).target("bkt_1").state as never);
+    const target = accepted(bucketCredentialCore).target("bkt_1/CPAK1");
+    const c = await bucketCredentialCore.read(log, target.id, target.state as never);
+    expect(b.outs?.s3Endpoint).toBe("");
+    expect(c.outs?.s3Endpoint).toBe("");
+    expect(log.logs).toHaveLength(2);
+    for (const entry of log.logs) {
+      expect(entry.level).toBe("warn");
+      expect(entry.message).toContain("s3Endpoint is empty: the S3 endpoint is not set");
+      expect(entry.message).toContain("pulumi config set cloudplatform:s3Url <value>");
+      expect(entry.message).toContain("CLOUDPLATFORM_S3_URL");
+      expect(entry.message).toContain("`pulumi refresh`");
+    }
+    // With the endpoint set, the refresh records it and says nothing.
+    configureDefaults();
+    nock(base).get("/object-storage/buckets/bkt_1").reply(200, bucket);
+    const quiet = ctx();
+    const refreshed = await bucketCore.read(quiet, "bkt_1", b.outs as never);
+    expect(refreshed.outs?.s3Endpoint).toBe(s3);
+    expect(quiet.logs).toEqual([]);
   });
 
   it("import targets are computed from the id alone (no API call: the network is disabled and unmocked)", () => {
