@@ -412,9 +412,18 @@ describe("§2.3 action answers", () => {
     expect(err.code).toBe("CLOUDPLATFORM_NOT_FOUND");
   });
 
-  it("activate and deactivate need nothing from the answer, even unreadable", async () => {
-    nock(base).post(`${creds}/AK1/activate`).reply(200, "<html>ok</html>", { "content-type": "text/html" });
+  it("activate and deactivate need nothing from the answer, even one that is not JSON", async () => {
+    nock(base).post(`${creds}/AK1/activate`).reply(200, "ok\n", { "content-type": "text/plain" });
     await setCredentialActive(client(), "bkt_1", "AK1", true);
+  });
+
+  it("an HTML page is a proxy's, not the platform's answer: the action (a state to set) is sent again", async () => {
+    nock(base)
+      .post(`${creds}/AK1/deactivate`)
+      .reply(200, "<html>ok</html>", { "content-type": "text/html" })
+      .post(`${creds}/AK1/deactivate`)
+      .reply(204);
+    await setCredentialActive(client(), "bkt_1", "AK1", false);
   });
 });
 
