@@ -1,30 +1,46 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- the shim must load the provider lazily by package name */
+/* eslint-disable @typescript-eslint/no-require-imports -- the shims load their modules lazily, by name */
 /**
  * The provider object each resource class hands to `pulumi.dynamic.Resource`. Pulumi serializes it
- * into the state (`__provider`) and the provider host evaluates that text, so it must capture
- * nothing but the export name: every method loads `pulumi-cloudplatform/provider` inside its body
- * (resolved from the program's node_modules when the host runs) and delegates. No client, config or
- * secret is ever captured; old states keep working with new package versions.
+ * into the state (`__provider`, stored twice per resource: in its inputs and its outputs) and the
+ * provider host evaluates that text, so it captures nothing the host could load by itself.
+ *
+ * Each type's provider object is the whole export of its own module, `sdk/shims/<export>.ts`, which
+ * the package exports as `pulumi-cloudplatform/shims/<export>`. Pulumi writes a value that is a
+ * module under node_modules as a `require` of that module, so the state holds only
+ * `require("pulumi-cloudplatform/shims/bucketProvider")` and a few lines around it. Where the
+ * package is not under node_modules (a `file:` link), Pulumi copies the object by value instead:
+ * methods that each load `pulumi-cloudplatform/provider` and delegate to the export of that name.
+ *
+ * Both texts keep working with every later version of the package: the shim modules and the
+ * `<type>Provider` exports of `pulumi-cloudplatform/provider` are never renamed (older states load
+ * the latter by name).
  */
 import type * as pulumi from "@pulumi/pulumi";
 
-const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
+type Provider = pulumi.dynamic.ResourceProvider;
+
+/** The shim modules, by the provider export they delegate to. */
+const shimModules: Readonly<Record<string, () => Provider>> = {
+  apiKeyProvider: () => require("./shims/apiKeyProvider.js") as Provider,
+  dnsZoneProvider: () => require("./shims/dnsZoneProvider.js") as Provider,
+  bucketProvider: () => require("./shims/bucketProvider.js") as Provider,
+  bucketCredentialProvider: () => require("./shims/bucketCredentialProvider.js") as Provider,
+  transcriptProvider: () => require("./shims/transcriptProvider.js") as Provider,
+};
 
 /**
  * The shim of one provider export, one object per export: Pulumi caches the serialized text per
  * provider object, so every resource of a type shares one serialization.
  */
-export function providerShim(exportName: string): pulumi.dynamic.ResourceProvider {
-  const existing = shims.get(exportName);
-  if (existing !== undefined) return existing;
-  const shim = newShim(exportName);
-  shims.set(exportName, shim);
-  return shim;
+export function providerShim(exportName: string): Provider {
+  const shim = shimModules[exportName];
+  if (shim === undefined) throw new Error(`no provider shim for "${exportName}": add sdk/shims/${exportName}.ts`);
+  return shim();
 }
 
-function newShim(exportName: string): pulumi.dynamic.ResourceProvider {
-  const load = (): pulumi.dynamic.ResourceProvider =>
-    (require("pulumi-cloudplatform/provider") as Record<string, pulumi.dynamic.ResourceProvider>)[exportName];
+/** A provider whose every method loads `pulumi-cloudplatform/provider` when called and delegates. */
+export function newShim(exportName: string): Provider {
+  const load = (): Provider => (require("pulumi-cloudplatform/provider") as Record<string, Provider>)[exportName];
   return {
     configure: (req) => load().configure!(req),
     check: (olds, news) => load().check!(olds, news),

@@ -1,12 +1,16 @@
 /**
- * The provider object of each SDK class is serialized into the state (`__provider`) and evaluated by
- * the provider host. This loads the compiled package (bin/, built here) with Node's own require —
- * code transformed by vitest must never be serialized — and checks what Pulumi really stores: no
- * secret, small, no path of this machine, and a text that loads and delegates to the runtime entry.
+ * The provider object of each SDK class is serialized into the state (`__provider`, twice per
+ * resource) and evaluated by the provider host. This loads the compiled package (bin/, built here)
+ * with Node's own require — code transformed by vitest must never be serialized — and checks what
+ * Pulumi really stores: no secret, no path of this machine, within a byte budget, and a text that
+ * loads and delegates to the runtime entry. Both the way a user installs the package (under
+ * node_modules: a `require` of the type's shim module) and a linked copy (the shim by value).
  */
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProgram } from "../support/tools.mts";
 
 const root = resolve(__dirname, "../..");
@@ -20,17 +24,34 @@ type Sdk = typeof import("../../sdk/index.js");
 let pulumi: Pulumi;
 let sdk: Sdk;
 
-/** Evaluates serialized text as the host does, resolving the package name to this repository's build. */
-function load(text: string): Provider {
+/**
+ * Evaluates serialized text as the host does, with `require` resolving from `req` (by default the
+ * package name to this repository's build).
+ */
+function load(text: string, req: (id: string) => unknown = repositoryRequire): Provider {
   const module = { exports: {} as { handler: () => Provider } };
-  const req = (id: string): unknown =>
-    id === "pulumi-cloudplatform/provider" ? nodeRequire(join(root, "bin/provider/index.js")) : nodeRequire(id);
   // The host uses require-from-string, i.e. CommonJS evaluation in sloppy mode (the text uses `with`).
   new Function("exports", "require", "module", text)(module.exports, req, module);
   return module.exports.handler();
 }
 
+function repositoryRequire(id: string): unknown {
+  return id === "pulumi-cloudplatform/provider" ? nodeRequire(join(root, "bin/provider/index.js")) : nodeRequire(id);
+}
+
+/**
+ * Bytes of one serialized provider as an installed package stores it. The engine keeps it twice per
+ * resource and rewrites the whole checkpoint after every step, so it costs time at every step of
+ * every deployment: it must not grow (bench/README.md, row state-bytes).
+ */
+const SERIALIZED_PROVIDER_BUDGET = 300;
+
 const classes = [
+  {
+    type: "Transcript",
+    exportName: "transcriptProvider",
+    make: () => new sdk.Transcript("talk", { url: "https://media.example.com/talk.mp3" }),
+  },
   { type: "ApiKey", exportName: "apiKeyProvider", make: () => new sdk.ApiKey("key", {}) },
   { type: "DnsZone", exportName: "dnsZoneProvider", make: () => new sdk.DnsZone("zone", { name: "example.com" }) },
   { type: "Bucket", exportName: "bucketProvider", make: () => new sdk.Bucket("logs", {}) },
@@ -41,17 +62,20 @@ const classes = [
   },
 ] as const;
 
-describe("serialized providers", () => {
+beforeAll(async () => {
+  await runProgram(
+    process.execPath,
+    [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")],
+    {
+      timeoutMs: 600_000,
+    },
+  );
+}, 600_000);
+
+describe("serialized providers of a linked package (not under node_modules)", () => {
   const registered = new Map<string, { inputs: Record<string, unknown>; opts: unknown }>();
 
   beforeAll(async () => {
-    await runProgram(
-      process.execPath,
-      [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")],
-      {
-        timeoutMs: 600_000,
-      },
-    );
     // A secret the program holds at construction time must not end up in the closure.
     process.env["CLOUDPLATFORM_API_KEY"] = secretKey;
     pulumi = nodeRequire("@pulumi/pulumi") as Pulumi;
@@ -71,7 +95,7 @@ describe("serialized providers", () => {
   }, 60_000);
 
   for (const c of classes) {
-    it(`${c.type}: registers pulumi-nodejs:dynamic/cloudplatform:${c.type} with a small shim that loads`, async () => {
+    it(`${c.type}: registers pulumi-nodejs:dynamic/cloudplatform:${c.type} with the shim by value, which loads`, async () => {
       const resource = c.make();
       await new Promise<void>((done) => resource.urn.apply(() => done()));
       const token = `pulumi-nodejs:dynamic/cloudplatform:${c.type}`;
@@ -128,3 +152,92 @@ async function urnName(resource: { urn: import("@pulumi/pulumi").Output<string> 
   const urn = await new Promise<string>((done) => resource.urn.apply((u) => done(u)));
   return urn.split("::").pop() ?? "";
 }
+
+/**
+ * What a program that installed the package serializes: the package copied under a node_modules
+ * (as npm installs it; its dependencies linked from this repository's), a program run in a child
+ * process from the folder above it, as the engine runs programs.
+ */
+describe("serialized providers of an installed package", () => {
+  let installDir: string;
+  let texts: Record<string, string>;
+  const installedRequire = (id: string): unknown => createRequire(join(installDir, "program.js"))(id);
+
+  beforeAll(async () => {
+    installDir = await mkdtemp(join(tmpdir(), "serialized-provider-"));
+    const modules = join(installDir, "node_modules");
+    const packageDir = join(modules, "pulumi-cloudplatform");
+    await mkdir(join(packageDir, "bin"), { recursive: true });
+    await cp(join(root, "package.json"), join(packageDir, "package.json"));
+    for (const part of ["sdk", "provider"])
+      await cp(join(root, "bin", part), join(packageDir, "bin", part), { recursive: true });
+    for (const entry of await readdir(join(root, "node_modules"))) {
+      if (entry.startsWith(".")) continue;
+      await symlink(join(root, "node_modules", entry), join(modules, entry));
+    }
+    const program = `
+      const pulumi = require("@pulumi/pulumi");
+      const sdk = require("pulumi-cloudplatform");
+      const texts = {};
+      pulumi.runtime.setMocks({
+        newResource: (args) => { texts[args.type.split(":").pop()] = args.inputs.__provider; return { id: args.name, state: args.inputs }; },
+        call: () => ({}),
+      }, "project", "stack", false).then(async () => {
+        const resources = [
+          new sdk.ApiKey("key", {}),
+          new sdk.DnsZone("zone", { name: "example.com" }),
+          new sdk.Bucket("logs", {}),
+          new sdk.BucketCredential("cred", { bucketId: "bkt_1" }),
+          new sdk.Transcript("talk", { url: "https://media.example.com/talk.mp3" }),
+        ];
+        await Promise.all(resources.map((r) => new Promise((done) => r.urn.apply(done))));
+        console.log(JSON.stringify(texts));
+      });
+    `;
+    await writeFile(join(installDir, "program.js"), program);
+    const { stdout } = await runProgram(process.execPath, [join(installDir, "program.js")], {
+      cwd: installDir,
+      // Pulumi resolves the package of a captured module from its own folder (this repository's
+      // node_modules, through the links): NODE_PATH lets it find the installed copy, as a real
+      // install finds it beside @pulumi/pulumi.
+      env: { ...process.env, NODE_PATH: modules, CLOUDPLATFORM_API_KEY: secretKey },
+    });
+    texts = JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, string>;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (installDir) await rm(installDir, { recursive: true, force: true });
+  });
+
+  for (const c of classes) {
+    it(`${c.type}: the state holds a require of its shim module, within ${SERIALIZED_PROVIDER_BUDGET} bytes`, () => {
+      const text = texts[c.type] ?? "";
+      expect(text).toContain(`require("pulumi-cloudplatform/shims/${c.exportName}")`);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(SERIALIZED_PROVIDER_BUDGET);
+      expect(text).not.toContain(root);
+      expect(text).not.toContain(installDir);
+      expect(text).not.toContain(secretKey);
+      const loaded = load(text, installedRequire);
+      for (const method of ["configure", "check", "diff", "create", "read", "update", "delete"]) {
+        expect(typeof loaded[method], method).toBe("function");
+      }
+    });
+  }
+
+  it("a loaded text delegates to the runtime entry (bucket auto-naming through check)", async () => {
+    const provider = load(texts["Bucket"] ?? "", installedRequire);
+    const result = await provider["check"]?.({}, { __logicalName: "Logs" });
+    expect(result?.["failures"]).toEqual([]);
+    expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(/^logs-[a-z0-9]{7}$/);
+  });
+});
+
+it("an older state's serialized provider (every method by value) still loads and delegates", async () => {
+  // Recorded from version 0.1.0, before the shim modules: it loads `bucketProvider` by export name.
+  const text = await readFile(join(__dirname, "fixtures/serialized-provider-0.1.0-bucket.txt"), "utf8");
+  expect(text).toContain('require("pulumi-cloudplatform/provider")[exportName]');
+  const provider = load(text);
+  const result = await provider["check"]?.({}, { __logicalName: "Old" });
+  expect(result?.["failures"]).toEqual([]);
+  expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(/^old-[a-z0-9]{7}$/);
+});

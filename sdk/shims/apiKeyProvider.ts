@@ -1,0 +1,4 @@
+/** The serialized provider of ApiKey resources: see ../shim.ts. */
+import { newShim } from "../shim.js";
+
+export = newShim("apiKeyProvider");
