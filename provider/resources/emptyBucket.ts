@@ -3,14 +3,18 @@
  * objects (spec §1), so a temporary credential is created, every object is deleted and every
  * unfinished multipart upload aborted (path-style, contract §7), and the credential is deleted again.
  */
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from "@aws-sdk/client-s3";
+
+type S3Sdk = typeof import("@aws-sdk/client-s3");
+
+/**
+ * The S3 client, loaded on first use: only forceDestroy needs it, and loading it costs every
+ * provider process about 0.15 s of CPU and 30 MiB of memory (bench/README.md, row provider-start).
+ */
+function s3Sdk(): S3Sdk {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load; import() would turn it into ESM
+  return require("@aws-sdk/client-s3") as S3Sdk;
+}
+import type { S3Client } from "@aws-sdk/client-s3";
 import type { ApiClient } from "../client.js";
 import { createCredential, deleteCredential } from "../api.js";
 
@@ -27,7 +31,8 @@ export async function emptyBucket(
 ): Promise<EmptyResult> {
   // Repeated blindly after an unknown outcome: a second temporary credential goes with the bucket.
   const cred = (await createCredential(client, bucketId, "repeat")).value;
-  const s3 = new S3Client({
+  const sdk = s3Sdk();
+  const s3 = new sdk.S3Client({
     endpoint: s3Url,
     region: "us-east-1",
     forcePathStyle: true,
@@ -35,8 +40,8 @@ export async function emptyBucket(
     maxAttempts: 5,
   });
   try {
-    const objects = await deleteAllObjects(s3, bucketName);
-    const uploads = await abortAllUploads(s3, bucketName);
+    const objects = await deleteAllObjects(sdk, s3, bucketName);
+    const uploads = await abortAllUploads(sdk, s3, bucketName);
     return { objects, uploads };
   } finally {
     s3.destroy();
@@ -46,18 +51,21 @@ export async function emptyBucket(
   }
 }
 
-async function deleteAllObjects(s3: S3Client, bucket: string): Promise<number> {
+async function deleteAllObjects(sdk: S3Sdk, s3: S3Client, bucket: string): Promise<number> {
   let deleted = 0;
   let batchDelete = true;
   for (;;) {
     // Always list from the start: the keys just deleted are gone, so no continuation token is needed.
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
+    const page = await s3.send(new sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
     const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => k !== undefined);
     if (keys.length === 0) return deleted;
     if (batchDelete) {
       try {
         const res = await s3.send(
-          new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+          new sdk.DeleteObjectsCommand({
+            Bucket: bucket,
+            Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+          }),
         );
         if ((res.Errors ?? []).length > 0) {
           const first = res.Errors?.[0];
@@ -71,20 +79,20 @@ async function deleteAllObjects(s3: S3Client, bucket: string): Promise<number> {
         batchDelete = false;
       }
     }
-    await Promise.all(keys.map((Key) => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key }))));
+    await Promise.all(keys.map((Key) => s3.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key }))));
     deleted += keys.length;
   }
 }
 
-async function abortAllUploads(s3: S3Client, bucket: string): Promise<number> {
+async function abortAllUploads(sdk: S3Sdk, s3: S3Client, bucket: string): Promise<number> {
   let aborted = 0;
   for (;;) {
-    const page = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+    const page = await s3.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket }));
     const uploads = (page.Uploads ?? []).filter((u) => u.Key !== undefined && u.UploadId !== undefined);
     if (uploads.length === 0) return aborted;
     await Promise.all(
       uploads.map((u) =>
-        s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId })),
+        s3.send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId })),
       ),
     );
     aborted += uploads.length;

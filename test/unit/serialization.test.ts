@@ -241,3 +241,22 @@ it("an older state's serialized provider (every method by value) still loads and
   expect(result?.["failures"]).toEqual([]);
   expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(/^old-[a-z0-9]{7}$/);
 });
+
+it("the provider host loads no S3 client until a forceDestroy needs one", async () => {
+  // What the host does for every resource: load the runtime entry, configure, check. The S3 client
+  // costs every provider process about 0.15 s of CPU and 30 MiB (bench/README.md, provider-start).
+  const script = `
+    const provider = require(${JSON.stringify(join(root, "bin/provider/index.js"))});
+    const s3Loaded = () => Object.keys(require.cache).some((path) => path.includes("@aws-sdk/client-s3"));
+    const config = { get: (key) => ({ "cloudplatform:baseUrl": "http://127.0.0.1:9", "cloudplatform:apiKey": "cp-unused" })[key] };
+    (async () => {
+      await provider.bucketProvider.configure({ config });
+      await provider.bucketProvider.check({}, { __logicalName: "logs", forceDestroy: true });
+      const afterCheck = s3Loaded();
+      require(${JSON.stringify(join(root, "bin/provider/resources/emptyBucket.js"))});
+      console.log(JSON.stringify({ afterCheck, afterEmptyBucketModule: s3Loaded() }));
+    })();
+  `;
+  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
+  expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ afterCheck: false, afterEmptyBucketModule: false });
+});
