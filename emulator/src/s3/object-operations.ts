@@ -8,7 +8,7 @@ import { headerValue, type Operation, type S3Call } from "./call.js";
 import { accessDenied, malformedXml, noSuchKey, S3Error } from "./errors.js";
 import type { ObjectMeta } from "./object-store.js";
 import { httpDate, sendXml } from "./respond.js";
-import { commitOrDiscard, copyToTemp, receiveToTemp } from "./transfer.js";
+import { commitOrDiscard, copyToTemp, FILE_BUFFER_BYTES, receiveToTemp } from "./transfer.js";
 import { parseXmlBody, text, type XmlValue } from "./xml-input.js";
 import type { XmlNode } from "./xml.js";
 
@@ -134,10 +134,13 @@ async function serveObject(call: S3Call, head: boolean): Promise<void> {
       return;
     }
     handedOver = true;
-    await pipeline(file.createReadStream({ start, end }), call.res).catch((err: unknown) => {
-      // A client that hangs up mid-download is normal; anything else is worth a log line upstream.
-      if ((err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw err;
-    });
+    // Reads of 1 MiB: a sixteenth of the read calls and socket writes of the 64 KiB default.
+    await pipeline(file.createReadStream({ start, end, highWaterMark: FILE_BUFFER_BYTES }), call.res).catch(
+      (err: unknown) => {
+        // A client that hangs up mid-download is normal; anything else is worth a log line upstream.
+        if ((err as NodeJS.ErrnoException).code !== "ERR_STREAM_PREMATURE_CLOSE") throw err;
+      },
+    );
   } finally {
     if (!handedOver) await file.close();
   }

@@ -44,6 +44,7 @@ export class ObjectStore {
   private readonly tmpDir: string;
   private readonly indexes = new Map<string, Promise<BucketIndex>>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly dirs = new Map<string, Promise<void>>();
 
   constructor(dataDir: string) {
     this.root = join(dataDir, "s3");
@@ -82,24 +83,54 @@ export class ObjectStore {
     }
   }
 
-  /** Moves a fully received and verified temp file into place as `key`. */
+  /**
+   * Moves a fully received and verified temp file into place as `key`. Only the step that makes the
+   * object visible (the sidecar's rename and the index entry) holds the bucket's lock: moving the
+   * bytes and writing the sidecar touch files no one else names, so concurrent puts overlap there.
+   */
   async commit(bucket: string, key: string, tempFile: string, object: NewObject): Promise<ObjectMeta> {
-    return this.withBucketLock(bucket, async () => {
-      const index = await this.index(bucket);
+    const dir = this.bucketDir(bucket);
+    // Loading an index removes data files no sidecar names: it must be done before ours lands there.
+    await this.index(bucket);
+    await this.dirsOf(bucket);
+    const meta: ObjectMeta = { ...object, key, dataFile: randomUUID(), lastModified: new Date().toISOString() };
+    await rename(tempFile, join(dir, "data", meta.dataFile));
+    const sidecarTemp = this.tempPath();
+    await writeFile(sidecarTemp, JSON.stringify(meta));
+    let previous: ObjectMeta | undefined;
+    try {
+      previous = await this.withBucketLock(bucket, async () => {
+        // The bucket may have been dropped meanwhile (deleted on the management API): then the
+        // rename fails and the put fails, as if it had come after the delete.
+        const index = await this.index(bucket);
+        await rename(sidecarTemp, this.sidecarPath(bucket, key));
+        const replaced = index.objects.get(key);
+        if (replaced === undefined) index.sorted = undefined;
+        index.objects.set(key, meta);
+        return replaced;
+      });
+    } catch (err) {
+      await rm(sidecarTemp, { force: true });
+      await rm(join(dir, "data", meta.dataFile), { force: true });
+      throw err;
+    }
+    if (previous) await unlink(join(dir, "data", previous.dataFile)).catch(() => undefined);
+    return meta;
+  }
+
+  /** Creates the bucket's folders once per index (again after a drop). */
+  private dirsOf(bucket: string): Promise<void> {
+    let ready = this.dirs.get(bucket);
+    if (!ready) {
       const dir = this.bucketDir(bucket);
-      await mkdir(join(dir, "data"), { recursive: true });
-      await mkdir(join(dir, "meta"), { recursive: true });
-      const meta: ObjectMeta = { ...object, key, dataFile: randomUUID(), lastModified: new Date().toISOString() };
-      await rename(tempFile, join(dir, "data", meta.dataFile));
-      const sidecarTemp = this.tempPath();
-      await writeFile(sidecarTemp, JSON.stringify(meta));
-      await rename(sidecarTemp, this.sidecarPath(bucket, key));
-      const previous = index.objects.get(key);
-      if (!index.objects.has(key)) index.sorted = undefined;
-      index.objects.set(key, meta);
-      if (previous) await unlink(join(dir, "data", previous.dataFile)).catch(() => undefined);
-      return meta;
-    });
+      ready = Promise.all([
+        mkdir(join(dir, "data"), { recursive: true }),
+        mkdir(join(dir, "meta"), { recursive: true }),
+      ]).then(() => undefined);
+      ready.catch(() => this.dirs.delete(bucket));
+      this.dirs.set(bucket, ready);
+    }
+    return ready;
   }
 
   async head(bucket: string, key: string): Promise<ObjectMeta | undefined> {
@@ -156,6 +187,7 @@ export class ObjectStore {
     await this.withBucketLock(bucket, async () => {
       await rm(this.bucketDir(bucket), { recursive: true, force: true });
       this.indexes.delete(bucket);
+      this.dirs.delete(bucket);
     });
   }
 

@@ -10,11 +10,23 @@ import type { S3Call } from "./call.js";
 /** The largest single PUT (object or part) S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
 
+/**
+ * Bytes a file sink buffers before it pushes back. Socket reads arrive in chunks of at most 64 KiB;
+ * with room for 1 MiB, the chunks that arrive while one write is under way go to disk together in
+ * one writev, instead of one thread-pool round trip per chunk.
+ */
+export const FILE_BUFFER_BYTES = 1024 * 1024;
+
 /** Receives and verifies the request body into a temp file; the caller commits or removes it. */
 export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {
   const tempFile = call.store.tempPath();
   try {
-    const body = await receiveBody(call.req, call.auth.payload, createWriteStream(tempFile), MAX_PUT_BYTES);
+    const body = await receiveBody(
+      call.req,
+      call.auth.payload,
+      createWriteStream(tempFile, { highWaterMark: FILE_BUFFER_BYTES }),
+      MAX_PUT_BYTES,
+    );
     return { tempFile, body };
   } catch (err) {
     await rm(tempFile, { force: true });
