@@ -24,6 +24,12 @@ export interface UploadOptions {
   readonly sleep?: Clock["sleep"];
 }
 
+/**
+ * Bytes per read of the file. Node's default (64 KiB) costs one read and one socket write per 64 KiB:
+ * with 1 MiB, a sixteenth of the calls, and memory still flat (a few chunks in flight).
+ */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 export const defaultUploadOptions: UploadOptions = {
   attempts: 5,
   backoff: { baseDelayMs: 1_000, maxDelayMs: 15_000, jitter: "near" },
@@ -61,7 +67,7 @@ export async function uploadFile(uploadUrl: string, path: string, options: Uploa
 async function putOnce(uploadUrl: string, absolutePath: string, dispatcher: Dispatcher | undefined): Promise<void> {
   // Stat per attempt: the length must match the bytes this stream will send.
   const { size } = await stat(absolutePath);
-  const body = createReadStream(absolutePath);
+  const body = createReadStream(absolutePath, { highWaterMark: READ_CHUNK_BYTES });
   try {
     const response = await request(uploadUrl, {
       method: "PUT",
