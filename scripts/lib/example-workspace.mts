@@ -127,13 +127,17 @@ export interface PreparedExample {
 }
 
 /**
- * Copies examples/<name> into a fresh temp directory, links the shared install, and compiles
- * index.ts to CommonJS index.js so the runner's inline program can `require` it.
+ * Copies examples/<name> (or <sourceRoot>/<name>: the benchmark's own programs) into a fresh temp
+ * directory, links the shared install, and compiles index.ts to CommonJS index.js so the runner's
+ * inline program can `require` it.
  */
-export async function prepareExample(name: string, parentDir?: string): Promise<PreparedExample> {
-  const source = path.join(examplesDir, name);
-  if (!(await exists(path.join(source, "Pulumi.yaml"))))
-    throw new Error(`no example named "${name}" in ${examplesDir}`);
+export async function prepareExample(
+  name: string,
+  parentDir?: string,
+  sourceRoot: string = examplesDir,
+): Promise<PreparedExample> {
+  const source = path.join(sourceRoot, name);
+  if (!(await exists(path.join(source, "Pulumi.yaml")))) throw new Error(`no example named "${name}" in ${sourceRoot}`);
   const nodeModules = await exampleDependencies();
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
   for (const file of exampleFiles) await cp(path.join(source, file), path.join(workDir, file));

@@ -58,6 +58,8 @@ export interface RunResult {
   readonly exported?: string;
   /** The engine's failure, when ok is false. */
   readonly error?: string;
+  /** Wall time of the engine's operation alone (not opening the stack or setting config). */
+  readonly seconds?: number;
 }
 
 const passphrase = "cloudplatform-local-passphrase";
@@ -156,22 +158,27 @@ export async function runOperation(
     if (request.removeConfig?.length) await stack.removeAllConfig([...request.removeConfig]);
     const steps: Step[] = [];
     const onEvent = collectSteps(steps);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     switch (op) {
       case "up": {
         const r = await stack.up({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, outputs: r.outputs, stdout: r.stdout };
+        const changes = { ...r.summary.resourceChanges };
+        return { op, ok: true, seconds: seconds(), changes, steps, outputs: r.outputs, stdout: r.stdout };
       }
       case "preview": {
         const r = await stack.preview({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        return { op, ok: true, changes: { ...r.changeSummary }, steps, stdout: r.stdout };
+        return { op, ok: true, seconds: seconds(), changes: { ...r.changeSummary }, steps, stdout: r.stdout };
       }
       case "refresh": {
         const r = await stack.refresh({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
+        const changes = { ...r.summary.resourceChanges };
+        return { op, ok: true, seconds: seconds(), changes, steps, stdout: r.stdout };
       }
       case "destroy": {
         const r = await stack.destroy({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        return { op, ok: true, changes: { ...r.summary.resourceChanges }, steps, stdout: r.stdout };
+        const changes = { ...r.summary.resourceChanges };
+        return { op, ok: true, seconds: seconds(), changes, steps, stdout: r.stdout };
       }
       case "cancel":
         await stack.cancel();

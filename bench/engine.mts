@@ -1,0 +1,284 @@
+// Suite "engine": the real Pulumi engine (Automation API inline programs, scripts/lib/runner.mts, one
+// child process per operation as the e2e tests run it) against one emulator. Each round deploys, in
+// a rotating order, on fresh stacks:
+//   floor    N dynamic resources whose provider does nothing (bench/programs/floor): the engine's floor;
+//   buckets  N/2 buckets and N/2 credentials (examples/soak);
+//   zones    N DNS zones (examples/soak);
+// and runs up, preview, up again (no change), refresh and destroy (zones: up and destroy). Times are
+// the engine's operation alone; API calls are the emulator's request counters (GET /_emulator/stats)
+// around each operation; state bytes come from `pulumi stack export`, divided by N.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { startEmulatorProcess, type RunningEmulator } from "../scripts/lib/emulator-process.mts";
+import { prepareExample } from "../scripts/lib/example-workspace.mts";
+import { pulumiBinDir, repoRoot } from "../scripts/lib/paths.mts";
+import type { ConfigEntry, Operation, RunRequest, RunResult } from "../scripts/lib/runner.mts";
+import { median, ratio, rotation, type RowResult, type Suite, type SuiteOptions } from "./lib.mts";
+
+/**
+ * A program the suite deploys. Adding a contender (another host, another resource) is one entry
+ * here and, if it is to be printed, one row in `rowsFor`.
+ */
+interface Variant {
+  readonly name: string;
+  /** The example (or bench program) deployed, and where it lives. */
+  readonly program: { readonly name: string; readonly root: string };
+  /** Stack config for N resources in round `round`. */
+  config(n: number, round: number, emulator: RunningEmulator): Record<string, ConfigEntry>;
+  /** The operations run after `up`, in order (each timed, API calls counted). */
+  readonly then: readonly Operation[];
+}
+
+const connection = (emulator: RunningEmulator): Record<string, ConfigEntry> => ({
+  "cloudplatform:baseUrl": { value: emulator.baseUrl },
+  "cloudplatform:s3Url": { value: emulator.s3Url },
+  "cloudplatform:apiKey": { value: emulator.apiKey, secret: true },
+});
+
+const soak = (buckets: number, zones: number, prefix: string): Record<string, ConfigEntry> => ({
+  "cloudplatform-soak:buckets": { value: String(buckets) },
+  "cloudplatform-soak:credentialsPerBucket": { value: "1" },
+  "cloudplatform-soak:zones": { value: String(zones) },
+  "cloudplatform-soak:namePrefix": { value: prefix },
+});
+
+const fullCycle: readonly Operation[] = ["preview", "up", "refresh", "destroy"];
+
+const variants: readonly Variant[] = [
+  {
+    name: "floor",
+    program: { name: "floor", root: path.join(repoRoot, "bench", "programs") },
+    config: (n) => ({ "cloudplatform-bench-floor:resources": { value: String(n) } }),
+    then: fullCycle,
+  },
+  {
+    name: "buckets",
+    program: { name: "soak", root: path.join(repoRoot, "examples") },
+    config: (n, round, emulator) => ({ ...connection(emulator), ...soak(n / 2, 0, `bench-b${n}-r${round}`) }),
+    then: fullCycle,
+  },
+  {
+    name: "zones",
+    program: { name: "soak", root: path.join(repoRoot, "examples") },
+    config: (n, round, emulator) => ({ ...connection(emulator), ...soak(0, n, `bench-z${n}-r${round}`) }),
+    then: ["destroy"],
+  },
+];
+
+/** One operation of one variant in one round. `step` tells the first `up` from the second. */
+interface Measured {
+  readonly n: number;
+  readonly round: number;
+  readonly variant: string;
+  readonly step: "up" | "preview" | "up-same" | "refresh" | "destroy";
+  readonly seconds: number;
+  readonly apiCalls: number;
+  readonly changes: Record<string, number>;
+  /** After the first up: `pulumi stack export` bytes, and the resources it holds. */
+  readonly stateBytes?: number;
+  readonly stateResources?: number;
+}
+
+/** Runs one operation in a child process (the Automation API hosts the program in its caller). */
+function runStep(request: RunRequest, binDir: string): Promise<RunResult> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_")),
+  ) as NodeJS.ProcessEnv;
+  env.CLOUDPLATFORM_PULUMI_BIN_DIR = binDir;
+  // The programs link a shared install (node_modules is a symlink). The engine stores each
+  // resource's stack frames by file path: without this, paths through the link's target are much
+  // longer than a real install's `node_modules/...`, and the state-bytes row would count them.
+  env.NODE_PRESERVE_SYMLINKS = "1";
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, "scripts", "lib", "runner-cli.mts"), JSON.stringify(request)],
+      { cwd: repoRoot, env, maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`runner failed: ${error.message}\n${stderr.slice(-4000)}`));
+        const answer = JSON.parse(stdout.trimEnd().split("\n").pop() ?? "{}") as RunResult;
+        if (!answer.ok) return reject(new Error(`${request.op} of ${request.stackName} failed: ${answer.error}`));
+        resolve(answer);
+      },
+    );
+  });
+}
+
+/** Management and transcription requests the emulator has served so far. */
+async function apiRequests(emulator: RunningEmulator): Promise<number> {
+  const res = await fetch(`${emulator.baseUrl}/_emulator/stats`);
+  const stats = (await res.json()) as { areas: Record<string, number> };
+  return (stats.areas["management"] ?? 0) + (stats.areas["transcription"] ?? 0);
+}
+
+async function runVariant(
+  variant: Variant,
+  n: number,
+  round: number,
+  workDirs: ReadonlyMap<string, string>,
+  emulator: RunningEmulator,
+  options: SuiteOptions & { binDir: string },
+): Promise<Measured[]> {
+  const stackName = `${variant.name}-${n}-r${round}`;
+  const base = {
+    workDir: workDirs.get(variant.program.name)!,
+    stateDir: path.join(options.workDir, "engine", stackName),
+    stackName,
+  };
+  const measured: Measured[] = [];
+  const steps: Array<Measured["step"]> = ["up", ...variant.then.map((op) => (op === "up" ? "up-same" : op))] as Array<
+    Measured["step"]
+  >;
+  for (const step of steps) {
+    const op: Operation = step === "up-same" ? "up" : step;
+    const before = await apiRequests(emulator);
+    const config = step === "up" ? variant.config(n, round, emulator) : undefined;
+    const result = await runStep({ ...base, op, ...(config ? { config } : {}) }, options.binDir);
+    const apiCalls = (await apiRequests(emulator)) - before;
+    let state: Pick<Measured, "stateBytes" | "stateResources"> = {};
+    if (step === "up") {
+      const exported = (await runStep({ ...base, op: "export" }, options.binDir)).exported ?? "";
+      const resources = (JSON.parse(exported) as { deployment: { resources?: unknown[] } }).deployment.resources;
+      state = { stateBytes: Buffer.byteLength(exported), stateResources: resources?.length ?? 0 };
+    }
+    measured.push({
+      n,
+      round,
+      variant: variant.name,
+      step,
+      seconds: result.seconds ?? Number.NaN,
+      apiCalls,
+      changes: result.changes ?? {},
+      ...state,
+    });
+  }
+  const summary = measured.map((m) => `${m.step} ${m.seconds.toFixed(1)} s/${m.apiCalls} calls`).join(", ");
+  options.log(`engine N=${n} round ${round}/${options.rounds} ${variant.name}: ${summary}`);
+  return measured;
+}
+
+const stepNames: Record<Measured["step"], string> = {
+  up: "`up` creating",
+  preview: "`preview`, no change",
+  "up-same": "`up`, no change",
+  refresh: "`refresh`",
+  destroy: "`destroy`",
+};
+
+function rowsFor(n: number, raw: readonly Measured[]): RowResult[] {
+  const mine = raw.filter((m) => m.n === n);
+  const pick = (variant: string, step: Measured["step"]) =>
+    mine.filter((m) => m.variant === variant && m.step === step);
+  const seconds = (variant: string, step: Measured["step"]) => median(pick(variant, step).map((m) => m.seconds));
+  const calls = (variant: string, step: Measured["step"]) => median(pick(variant, step).map((m) => m.apiCalls));
+  // Rounds are paired: a busier machine in one round slows all its runs alike.
+  const paired = (variant: string, step: Measured["step"]) =>
+    median(
+      pick(variant, step).map(
+        (m) => m.seconds / (pick("floor", step).find((f) => f.round === m.round)?.seconds ?? NaN),
+      ),
+    );
+  const timeRow = (id: string, variant: string, step: Measured["step"], what: string): RowResult => {
+    const value = seconds(variant, step) / seconds("floor", step);
+    return {
+      id,
+      n,
+      what: `${what} / floor`,
+      now: ratio(value),
+      goal: "≤ 1.10×",
+      met: value <= 1.1,
+      detail:
+        `${seconds(variant, step).toFixed(2)} s vs floor ${seconds("floor", step).toFixed(2)} s; ` +
+        `same-round ratio ${ratio(paired(variant, step))}`,
+    };
+  };
+  const perResource = (variant: string) => median(pick(variant, "up").map((m) => (m.stateBytes ?? NaN) / n));
+  const created = calls("buckets", "up");
+  const refreshed = calls("buckets", "refresh");
+  const unchanged = calls("buckets", "preview") + calls("buckets", "up-same");
+  return [
+    timeRow("up-buckets", "buckets", "up", `\`up\` creating ${n / 2} buckets + ${n / 2} credentials`),
+    timeRow("up-zones", "zones", "up", `\`up\` creating ${n} zones`),
+    ...(["preview", "up-same", "refresh", "destroy"] as const).map((step) =>
+      timeRow(step, "buckets", step, `${stepNames[step]} (${n / 2} buckets + ${n / 2} credentials)`),
+    ),
+    {
+      id: "api-create",
+      n,
+      what: `API calls creating ${n / 2} buckets + ${n / 2} credentials`,
+      now: `${created} calls`,
+      goal: `${n} (one per resource)`,
+      met: created <= n,
+      detail: `zones: ${calls("zones", "up")} calls for ${n} zones`,
+    },
+    {
+      id: "api-refresh",
+      n,
+      what: `API calls refreshing them`,
+      now: `${refreshed} calls`,
+      goal: `${1 + n / 2} (one list per parent collection)`,
+      met: refreshed <= 1 + n / 2,
+      detail: `destroy: ${calls("buckets", "destroy")} calls`,
+    },
+    {
+      id: "api-nochange",
+      n,
+      what: "API calls of a `preview` and a second `up` with no change",
+      now: `${unchanged} calls`,
+      goal: "0",
+      met: unchanged === 0,
+      detail: `preview ${calls("buckets", "preview")}, up ${calls("buckets", "up-same")}`,
+    },
+    {
+      id: "state-bytes",
+      n,
+      what: "state per resource (`pulumi stack export` / N)",
+      now: `${(perResource("buckets") / 1000).toFixed(1)} KB vs floor ${(perResource("floor") / 1000).toFixed(1)} KB`,
+      goal: "≤ the floor's",
+      met: perResource("buckets") <= perResource("floor"),
+      detail: `zones ${(perResource("zones") / 1000).toFixed(1)} KB`,
+    },
+  ];
+}
+
+export const engineSuite: Suite = {
+  name: "engine",
+  rowIds: [
+    "up-buckets",
+    "up-zones",
+    "preview",
+    "up-same",
+    "refresh",
+    "destroy",
+    "api-create",
+    "api-refresh",
+    "api-nochange",
+    "state-bytes",
+  ],
+  async run(options) {
+    const binDir = pulumiBinDir();
+    const workDirs = new Map<string, string>();
+    for (const variant of variants) {
+      if (workDirs.has(variant.program.name)) continue;
+      const prepared = await prepareExample(variant.program.name, options.workDir, variant.program.root);
+      workDirs.set(variant.program.name, prepared.workDir);
+    }
+    const emulator = await startEmulatorProcess(path.join(options.workDir, "engine-emulator.log"), [
+      "--data-dir",
+      path.join(options.workDir, "engine-data"),
+    ]);
+    const raw: Measured[] = [];
+    try {
+      for (const n of options.sizes) {
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const variant of rotation(variants, round)) {
+            raw.push(...(await runVariant(variant, n, round, workDirs, emulator, { ...options, binDir })));
+          }
+        }
+      }
+    } finally {
+      await emulator.stop();
+    }
+    return { rows: options.sizes.flatMap((n) => rowsFor(n, raw)), raw };
+  },
+};
