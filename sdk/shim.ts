@@ -1,11 +1,11 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- the shims load their modules lazily, by name */
 /**
  * The provider object each resource class hands to `pulumi.dynamic.Resource`. Pulumi serializes it
  * into the state (`__provider`, stored twice per resource: in its inputs and its outputs) and the
  * provider host evaluates that text, so it captures nothing the host could load by itself.
  *
- * Each type's provider object is the whole export of its own module, `sdk/shims/<export>.ts`, which
- * the package exports as `pulumi-cloudplatform/shims/<export>`. Pulumi writes a value that is a
+ * Each type's provider object is the exports object of its own module, `sdk/shims/<export>.ts`
+ * (whose exports are the provider's methods), which the package exports as
+ * `pulumi-cloudplatform/shims/<export>`. Pulumi writes a value that is a
  * module under node_modules as a `require` of that module, so the state holds only
  * `require("pulumi-cloudplatform/shims/bucketProvider")` and a few lines around it. Where the
  * package is not under node_modules (a `file:` link), Pulumi copies the object by value instead:
@@ -19,13 +19,21 @@ import type * as pulumi from "@pulumi/pulumi";
 
 type Provider = pulumi.dynamic.ResourceProvider;
 
-/** The shim modules, by the provider export they delegate to. */
-const shimModules: Readonly<Record<string, () => Provider>> = {
-  apiKeyProvider: () => require("./shims/apiKeyProvider.js") as Provider,
-  dnsZoneProvider: () => require("./shims/dnsZoneProvider.js") as Provider,
-  bucketProvider: () => require("./shims/bucketProvider.js") as Provider,
-  bucketCredentialProvider: () => require("./shims/bucketCredentialProvider.js") as Provider,
-  transcriptProvider: () => require("./shims/transcriptProvider.js") as Provider,
+// The shim modules import newShim from here: a cycle that is safe, as CommonJS exports a function
+// declaration before this module's first require.
+import * as apiKeyProvider from "./shims/apiKeyProvider.js";
+import * as bucketCredentialProvider from "./shims/bucketCredentialProvider.js";
+import * as bucketProvider from "./shims/bucketProvider.js";
+import * as dnsZoneProvider from "./shims/dnsZoneProvider.js";
+import * as transcriptProvider from "./shims/transcriptProvider.js";
+
+/** The shim modules' exports, by the provider export they delegate to. */
+const shimModules: Readonly<Record<string, Provider>> = {
+  apiKeyProvider,
+  dnsZoneProvider,
+  bucketProvider,
+  bucketCredentialProvider,
+  transcriptProvider,
 };
 
 /**
@@ -35,11 +43,12 @@ const shimModules: Readonly<Record<string, () => Provider>> = {
 export function providerShim(exportName: string): Provider {
   const shim = shimModules[exportName];
   if (shim === undefined) throw new Error(`no provider shim for "${exportName}": add sdk/shims/${exportName}.ts`);
-  return shim();
+  return shim;
 }
 
 /** A provider whose every method loads `pulumi-cloudplatform/provider` when called and delegates. */
-export function newShim(exportName: string): Provider {
+export function newShim(exportName: string): Required<Provider> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when called, by package name
   const load = (): Provider => (require("pulumi-cloudplatform/provider") as Record<string, Provider>)[exportName];
   return {
     configure: (req) => load().configure!(req),

@@ -1,4 +1,6 @@
-/** The serialized provider of ApiKey resources: see ../shim.ts. */
+/** The serialized provider of ApiKey resources: this module's exports (see ../shim.ts). */
 import { newShim } from "../shim.js";
 
-export = newShim("apiKeyProvider");
+const { delete: remove, ...methods } = newShim("apiKeyProvider");
+export const { configure, check, diff, create, read, update } = methods;
+export { remove as delete };

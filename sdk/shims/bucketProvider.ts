@@ -1,4 +1,6 @@
-/** The serialized provider of Bucket resources: see ../shim.ts. */
+/** The serialized provider of Bucket resources: this module's exports (see ../shim.ts). */
 import { newShim } from "../shim.js";
 
-export = newShim("bucketProvider");
+const { delete: remove, ...methods } = newShim("bucketProvider");
+export const { configure, check, diff, create, read, update } = methods;
+export { remove as delete };

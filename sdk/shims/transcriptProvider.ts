@@ -1,4 +1,6 @@
-/** The serialized provider of Transcript resources: see ../shim.ts. */
+/** The serialized provider of Transcript resources: this module's exports (see ../shim.ts). */
 import { newShim } from "../shim.js";
 
-export = newShim("transcriptProvider");
+const { delete: remove, ...methods } = newShim("transcriptProvider");
+export const { configure, check, diff, create, read, update } = methods;
+export { remove as delete };
