@@ -190,8 +190,9 @@ export async function listZones(client: ApiClient, name?: string): Promise<Zone[
   return name === undefined ? zones : zones.filter((z) => z.name === name);
 }
 
-export async function getZone(client: ApiClient, id: string): Promise<Zone> {
-  return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, () => listZones(client), id);
+/** `list`: where to look when the GET cannot answer (a list this process shares, else a fresh one). */
+export async function getZone(client: ApiClient, id: string, list = () => listZones(client)): Promise<Zone> {
+  return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, list, id);
 }
 
 /** What a create produced, and whether it was found after an unknown outcome rather than answered. */
@@ -228,8 +229,9 @@ export async function findBucketByName(client: ApiClient, name: string): Promise
   return (await listBuckets(client, name))[0];
 }
 
-export async function getBucket(client: ApiClient, id: string): Promise<Bucket> {
-  return readOne(client, "bucket", pathOf`/object-storage/buckets/${id}`, bucketSchema, () => listBuckets(client), id);
+/** `list`: where to look when the GET cannot answer (a list this process shares, else a fresh one). */
+export async function getBucket(client: ApiClient, id: string, list = () => listBuckets(client)): Promise<Bucket> {
+  return readOne(client, "bucket", pathOf`/object-storage/buckets/${id}`, bucketSchema, list, id);
 }
 
 export async function createBucket(client: ApiClient, name: string, storageClass: string): Promise<Created<Bucket>> {

@@ -5,7 +5,7 @@
  * `pulumi import`ed).
  */
 import { randomInt } from "node:crypto";
-import { createBucket, deleteBucket, findBucketByName, getBucket } from "../api.js";
+import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "../api.js";
 import { requireS3Url, s3EndpointForRead } from "../config.js";
 import type { CallContext, Props, ResourceCore } from "../core.js";
 import { goneFromState, importById, isUnknown } from "../core.js";
@@ -13,8 +13,9 @@ import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import { keyForm, type Bucket } from "../shapes.js";
 import { bucketTable, storageClasses, type BucketInputs, type BucketOutputs } from "./bucket.fields.js";
-import { forgetBucket, learnBucket } from "./bucketFacts.js";
+import { bucketsList, forgetBucket, learnBucket } from "./bucketFacts.js";
 import { emptyBucket } from "./emptyBucket.js";
+import { readThroughList } from "./sharedList.js";
 import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "./interrupted.js";
 import { bucketNameProblem, optionalBoolean } from "./validate.js";
 
@@ -217,7 +218,14 @@ export const bucketCore: ResourceCore<BucketInputs, BucketOutputs> = {
 
   async read(ctx, id, state) {
     try {
-      const live = await getBucket(ctx.client, id);
+      // A refresh reads every bucket at once: one list answers them all.
+      const live = await readThroughList(
+        ctx,
+        bucketsList,
+        () => listBuckets(ctx.client),
+        id,
+        (list) => getBucket(ctx.client, id, list),
+      );
       learnBucket(ctx, live.id, live.name);
       // State from a refresh keeps its derived outputs; an import starts without them.
       const createdAt = state.createdAt ?? live.created_at;

@@ -5,24 +5,21 @@
  * - the access key ids it holds, when known: none for a bucket this process just created, or those
  *   of a list this process read before a credential create, kept current by its own creates and
  *   deletes. A credential create compares the bucket's list with them after an unknown outcome;
- * - one credentials list for a short while: a refresh reads every credential of a stack at once,
- *   and N credentials of one bucket should cost one request, not N;
+ * - its credentials list, shared for a short while (sharedList.ts);
  * - a queue: the creates of one bucket's credentials run one after the other, so that the one new
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
 import { listCredentials } from "../api.js";
 import type { CallContext } from "../core.js";
 import type { Credential } from "../shapes.js";
+import { collectionChanged, sharedList } from "./sharedList.js";
 
 interface BucketFacts {
   name?: string;
   /** Undefined: not known (read the list). */
   keys?: Set<string>;
-  list?: { readonly at: number; readonly list: Promise<Credential[]> };
   queue: Promise<unknown>;
 }
-
-const listTtlMs = 2_000;
 
 function factsOf(ctx: CallContext, bucketId: string): BucketFacts {
   return ctx.memo(`bucket ${ctx.settings.baseUrl} ${bucketId}`, (): BucketFacts => ({ queue: Promise.resolve() }));
@@ -43,12 +40,16 @@ export function knownBucketName(ctx: CallContext, bucketId: string): string | un
   return factsOf(ctx, bucketId).name;
 }
 
+/** The key of the buckets' shared list (sharedList.ts). */
+export const bucketsList = "buckets";
+
 /** The bucket was deleted (and its credentials with it, contract §5). */
 export function forgetBucket(ctx: CallContext, bucketId: string): void {
+  collectionChanged(ctx, bucketsList);
   const facts = factsOf(ctx, bucketId);
   delete facts.name;
   delete facts.keys;
-  delete facts.list;
+  listOutdated(ctx, bucketId);
 }
 
 /**
@@ -83,21 +84,14 @@ export function keysUnknown(ctx: CallContext, bucketId: string): void {
 
 /** A credential of the bucket changed (activated, deactivated): a list read before no longer says so. */
 export function listOutdated(ctx: CallContext, bucketId: string): void {
-  delete factsOf(ctx, bucketId).list;
+  collectionChanged(ctx, credentialsOf(bucketId));
 }
+
+const credentialsOf = (bucketId: string) => `buckets/${bucketId}/credentials`;
 
 /** The credential list of a bucket, shared by the reads of a short while. */
 export function cachedCredentialList(ctx: CallContext, bucketId: string): Promise<Credential[]> {
-  const facts = factsOf(ctx, bucketId);
-  const hit = facts.list;
-  if (hit !== undefined && Date.now() - hit.at < listTtlMs) return hit.list;
-  const list = listCredentials(ctx.client, bucketId);
-  const entry = { at: Date.now(), list };
-  facts.list = entry;
-  list.catch(() => {
-    if (facts.list === entry) delete facts.list;
-  });
-  return list;
+  return sharedList(ctx, credentialsOf(bucketId), () => listCredentials(ctx.client, bucketId));
 }
 
 /** Runs `work` once every credential create of the bucket queued before it has ended. */

@@ -10,9 +10,13 @@ import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";
 import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./dnsZone.fields.js";
 import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "./interrupted.js";
+import { collectionChanged, readThroughList } from "./sharedList.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "./validate.js";
 
 export type { DnsZoneInputs, DnsZoneOutputs };
+
+/** The key of the zones' shared list (sharedList.ts). */
+const zonesList = "zones";
 
 /** What the platform says of a zone: the outputs but those the program and create decide. */
 export type ZoneFacts = Omit<DnsZoneOutputs, "adopt" | "adopted">;
@@ -104,7 +108,15 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
 
   async read(ctx, id, state) {
     try {
-      const outs = outputsOf(await getZone(ctx.client, id), state.adopt ?? false, state.adopted ?? false);
+      // A refresh reads every zone at once: one list answers them all.
+      const zone = await readThroughList(
+        ctx,
+        zonesList,
+        () => listZones(ctx.client),
+        id,
+        (list) => getZone(ctx.client, id, list),
+      );
+      const outs = outputsOf(zone, state.adopt ?? false, state.adopted ?? false);
       return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
     } catch (err) {
       if (isNotFound(err)) return goneFromState(ctx, `zone ${state.name} (${id})`);
@@ -119,5 +131,6 @@ export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
 
   async delete(ctx, id) {
     await deleteZone(ctx.client, id);
+    collectionChanged(ctx, zonesList);
   },
 };
