@@ -107,9 +107,11 @@ describe("S3 plane memory", () => {
     expect(received).toBe(SIZE);
 
     const growth = (await ask("peak")) - baseline;
-    // V8 lets up to ~64 MB of dead socket read buffers pile up before it collects them (measured:
-    // 53-61 MB for 200 MB and for 600 MB alike); a plane buffering the body grows by 200 MB or more.
-    expect(growth).toBeLessThan(80 * 1024 * 1024);
+    // V8 lets dead socket read buffers pile up before it collects them: a streaming plane grew by
+    // 53-61 MB for 200 MB and for 600 MB alike, and by up to 83 MB since it moves bodies to and from
+    // disk in 1 MiB batches (how much is the collector's timing); a plane buffering the body grows by
+    // 200 MB or more. The bound sits between the two, far enough from each to tell them apart.
+    expect(growth).toBeLessThan(128 * 1024 * 1024);
     client.destroy();
   }, 180_000);
 });
