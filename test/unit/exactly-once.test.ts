@@ -1,11 +1,13 @@
 // docs/api-contract.md §2.4: every create ends in one object, whatever became of its answer, within
 // one run (lost, unreadable) and across an interrupted one (the recovery journal).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
-import { base, ctx, journal, thrown, useApi, type Logged } from "./support.js";
+import { apiKey, base, ctx, journal, thrown, useApi, type Logged } from "./support.js";
 
 const bucketInputs = { name: "logs-abcdefg", storageClass: "Standard", forceDestroy: false, adopt: false };
 const creds = "/object-storage/buckets/bkt_1/credentials";
@@ -69,6 +71,32 @@ describe("exactly once within a run", () => {
     expect(logs.map((l) => l.message).join("\n")).toMatch(
       /answer to the create of credential AK1 was lost; its secret was regenerated/,
     );
+  });
+
+  it("keeps names and ids in the journal, never a secret: neither the S3 secrets nor the API key", async () => {
+    await bucketMadeHere();
+    nock(base)
+      .post(creds)
+      .reply(201, { access_key_id: "AK1", secret_access_key: secret(1) })
+      .post(creds)
+      .reply(504)
+      .get(creds)
+      .reply(200, [
+        { access_key_id: "AK1", active: true },
+        { access_key_id: "AK2", active: true },
+      ])
+      .post(`${creds}/AK2/regenerate`)
+      .reply(200, { access_key_id: "AK2", secret_access_key: secret(2), active: true });
+    await bucketCredentialCore.create(call("a", "BucketCredential"), { bucketId: "bkt_1", active: true });
+    await bucketCredentialCore.create(call("b", "BucketCredential"), { bucketId: "bkt_1", active: true });
+    const files = readdirSync(journal().dir, { recursive: true, encoding: "utf8" })
+      .map((f) => join(journal().dir, f))
+      .filter((f) => statSync(f).isFile());
+    const written = files.map((f) => readFileSync(f, "utf8")).join("\n");
+    // The journal did record these creates (so the check below looks at something).
+    expect(written).toContain("AK1");
+    expect(written).toContain("bkt_1");
+    for (const value of [secret(1), secret(2), apiKey]) expect(written).not.toContain(value);
   });
 
   it("does the same for a 2xx answer it cannot read", async () => {
