@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { apiKeyTable } from "../provider/resources/apiKey.fields.js";
-import { TableResource } from "./resource.js";
+import { customResourceArgs } from "./resource.js";
 
 export interface ApiKeyArgs {
   /**
@@ -25,7 +25,7 @@ export interface ApiKeyArgs {
  * const key = new cloudplatform.ApiKey("ci", { rotateWhenChanged: { quarter: "2026-Q1" } });
  * export const apiKey = key.key; // a secret
  */
-export class ApiKey extends TableResource {
+export class ApiKey extends pulumi.CustomResource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
   /** When the platform created the key, when it says. */
@@ -33,6 +33,6 @@ export class ApiKey extends TableResource {
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(apiKeyTable, name, args, opts);
+    super(...customResourceArgs(apiKeyTable, name, args, opts));
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketTable, type StorageClass } from "../provider/resources/bucket.fields.js";
-import { TableResource } from "./resource.js";
+import { customResourceArgs } from "./resource.js";
 
 export type { StorageClass };
 
@@ -40,7 +40,7 @@ export interface BucketArgs {
  * const bucket = new cloudplatform.Bucket("logs", { storageClass: "Standard", forceDestroy: true });
  * const cred = new cloudplatform.BucketCredential("logs-writer", { bucketId: bucket.bucketId });
  */
-export class Bucket extends TableResource {
+export class Bucket extends pulumi.CustomResource {
   /** The platform's bucket id (`{bucketId}` in API paths). */
   declare public readonly bucketId: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
@@ -57,6 +57,6 @@ export class Bucket extends TableResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(bucketTable, name, args, opts);
+    super(...customResourceArgs(bucketTable, name, args, opts));
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketCredentialTable } from "../provider/resources/bucketCredential.fields.js";
-import { TableResource } from "./resource.js";
+import { customResourceArgs } from "./resource.js";
 
 export interface BucketCredentialArgs {
   /**
@@ -34,7 +34,7 @@ export interface BucketCredentialArgs {
  * });
  * export const secret = cred.secretAccessKey; // a secret
  */
-export class BucketCredential extends TableResource {
+export class BucketCredential extends pulumi.CustomResource {
   declare public readonly bucketId: pulumi.Output<string>;
   /** Public half of the pair; also the resource id. Stable across regenerations. */
   declare public readonly accessKeyId: pulumi.Output<string>;
@@ -52,6 +52,6 @@ export class BucketCredential extends TableResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketCredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    super(bucketCredentialTable, name, args, opts);
+    super(...customResourceArgs(bucketCredentialTable, name, args, opts));
   }
 }

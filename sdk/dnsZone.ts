@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dnsZoneTable } from "../provider/resources/dnsZone.fields.js";
-import { TableResource } from "./resource.js";
+import { customResourceArgs } from "./resource.js";
 
 export interface DnsZoneArgs {
   /**
@@ -25,7 +25,7 @@ export interface DnsZoneArgs {
  * const zone = new cloudplatform.DnsZone("main", { name: "example.com" });
  * export const nameservers = zone.nameservers;
  */
-export class DnsZone extends TableResource {
+export class DnsZone extends pulumi.CustomResource {
   /** The platform's zone id. */
   declare public readonly zoneId: pulumi.Output<string>;
   declare public readonly name: pulumi.Output<string>;
@@ -40,6 +40,6 @@ export class DnsZone extends TableResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
-    super(dnsZoneTable, name, args, opts);
+    super(...customResourceArgs(dnsZoneTable, name, args, opts));
   }
 }

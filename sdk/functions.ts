@@ -2,8 +2,28 @@
  * Lookup functions. They run in the program, read `cloudplatform:*` config (or the environment)
  * when called, and resolve to plain values without secrets.
  *
+ * Their module (provider/functions.ts) brings the API client (undici, zod): it is loaded on the
+ * first call, not by every program that only declares resources.
+ *
  * @example
  * const zone = await cloudplatform.getDnsZone({ name: "example.com" });
  */
-export { getBucket, getBucketCredentials, getBuckets, getDnsZone, getDnsZones } from "../provider/functions.js";
+import type * as lookups from "../provider/functions.js";
+
 export type { BucketCredentialInfo, BucketInfo, DnsZoneInfo } from "../provider/functions.js";
+
+function load(): typeof lookups {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first call (above)
+  return require("../provider/functions.js") as typeof lookups;
+}
+
+/** All DNS zones of the project. */
+export const getDnsZones: typeof lookups.getDnsZones = () => load().getDnsZones();
+/** The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+export const getDnsZone: typeof lookups.getDnsZone = (args) => load().getDnsZone(args);
+/** All buckets of the project. */
+export const getBuckets: typeof lookups.getBuckets = () => load().getBuckets();
+/** The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none. */
+export const getBucket: typeof lookups.getBucket = (args) => load().getBucket(args);
+/** The credentials of a bucket: access key ids and state, never secrets (the API lists none). */
+export const getBucketCredentials: typeof lookups.getBucketCredentials = (args) => load().getBucketCredentials(args);

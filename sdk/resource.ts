@@ -1,33 +1,46 @@
 import * as pulumi from "@pulumi/pulumi";
 import { nameKey, stackKey } from "../provider/core.js";
 import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
-import { providerShim } from "./shim.js";
+import { providerText } from "./shim.js";
+
+/** Where the engine and the provider host look for a dynamic resource's provider text. */
+const providerKey = "__provider";
+
+/** The arguments of `pulumi.CustomResource`'s constructor. */
+export type CustomResourceArgs = [
+  type: string,
+  name: string,
+  props: pulumi.Inputs,
+  opts: pulumi.CustomResourceOptions | undefined,
+];
 
 /**
- * A resource of this package as a Pulumi dynamic resource of type
+ * A resource of this package as a dynamic resource of type
  * `pulumi-nodejs:dynamic/cloudplatform:<type>`, as its field table declares it: the program's inputs
- * taken from `args`, every output the provider fills, the secret outputs marked, and the logical
- * name for the provider's messages. Served by the provider export `<type>Provider` (`ApiKey` →
- * `apiKeyProvider`). `extra` carries inputs the SDK takes in another form (a Transcript's `source`).
+ * taken from `args`, every output the provider fills, the secret outputs marked, the logical name
+ * for the provider's messages, and the provider's text (shim.ts), served by the provider export
+ * `<type>Provider` (`ApiKey` → `apiKeyProvider`). `extra` carries inputs the SDK takes in another
+ * form (a Transcript's `source`).
+ *
+ * Each class extends `pulumi.CustomResource` itself and passes these arguments to it, as a
+ * dynamic resource would after serializing its provider: Pulumi records the stack of every
+ * registration past the constructors of `Resource`, `CustomResource` and one class, so with no
+ * class in between, the position the engine shows and stores is the program's own line.
  */
-export abstract class TableResource extends pulumi.dynamic.Resource {
-  protected constructor(
-    table: ResourceTable,
-    name: string,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-    extra: Record<string, unknown> = {},
-  ) {
-    const exportName = `${table.type[0]?.toLowerCase()}${table.type.slice(1)}Provider`;
-    super(
-      providerShim(exportName),
-      name,
-      { ...props(table, name, args), ...extra },
-      options(table, opts),
-      "cloudplatform",
-      table.type,
-    );
-  }
+export function customResourceArgs(
+  table: ResourceTable,
+  name: string,
+  args: object,
+  opts: pulumi.CustomResourceOptions | undefined,
+  extra: Record<string, unknown> = {},
+): CustomResourceArgs {
+  const exportName = `${table.type[0]?.toLowerCase()}${table.type.slice(1)}Provider`;
+  return [
+    `pulumi-nodejs:dynamic/cloudplatform:${table.type}`,
+    name,
+    { ...props(table, name, args), ...extra, [providerKey]: providerText(exportName) },
+    options(table, opts),
+  ];
 }
 
 /**

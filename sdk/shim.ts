@@ -1,49 +1,38 @@
 /**
- * The provider object each resource class hands to `pulumi.dynamic.Resource`. Pulumi serializes it
- * into the state (`__provider`, stored twice per resource: in its inputs and its outputs) and the
- * provider host evaluates that text, so it captures nothing the host could load by itself.
+ * How the provider host finds a resource's provider. The engine stores a dynamic resource's
+ * `__provider` text twice per resource (in its inputs and its outputs) and rewrites the whole
+ * checkpoint after every step, so the text costs time at every step of every deployment; the host
+ * evaluates it as a CommonJS module (require-from-string, from the program's directory) and calls
+ * its `handler()` for the provider object.
  *
- * Each type's provider object is the exports object of its own module, `sdk/shims/<export>.ts`
- * (whose exports are the provider's methods), which the package exports as
- * `pulumi-cloudplatform/shims/<export>`. Pulumi writes a value that is a
- * module under node_modules as a `require` of that module, so the state holds only
- * `require("pulumi-cloudplatform/shims/bucketProvider")` and a few lines around it. Where the
- * package is not under node_modules (a `file:` link), Pulumi copies the object by value instead:
- * methods that each load `pulumi-cloudplatform/provider` and delegate to the export of that name.
+ * The SDK writes that text itself, one line: a `require` of the type's shim module,
+ * `pulumi-cloudplatform/shims/<export>` (sdk/shims/<export>.ts), whose exports are the provider's
+ * methods, each loading `pulumi-cloudplatform/provider` when first called and delegating to the
+ * export of that name. Letting Pulumi serialize a provider object as a closure instead costs 267
+ * bytes at best and a closure analysis per type in every program.
  *
- * Both texts keep working with every later version of the package: the shim modules and the
- * `<type>Provider` exports of `pulumi-cloudplatform/provider` are never renamed (older states load
- * the latter by name).
+ * Every text a version of this package ever wrote keeps working with every later version: the
+ * shim modules and the `<type>Provider` exports of `pulumi-cloudplatform/provider` are never
+ * renamed (0.1.0's closures load the latter by name; test/unit/serialization.test.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
 
 type Provider = pulumi.dynamic.ResourceProvider;
 
-// The shim modules import newShim from here: a cycle that is safe, as CommonJS exports a function
-// declaration before this module's first require.
-import * as apiKeyProvider from "./shims/apiKeyProvider.js";
-import * as bucketCredentialProvider from "./shims/bucketCredentialProvider.js";
-import * as bucketProvider from "./shims/bucketProvider.js";
-import * as dnsZoneProvider from "./shims/dnsZoneProvider.js";
-import * as transcriptProvider from "./shims/transcriptProvider.js";
+/** The provider exports that have a shim module under sdk/shims/. */
+const shimExports = new Set([
+  "apiKeyProvider",
+  "dnsZoneProvider",
+  "bucketProvider",
+  "bucketCredentialProvider",
+  "transcriptProvider",
+]);
 
-/** The shim modules' exports, by the provider export they delegate to. */
-const shimModules: Readonly<Record<string, Provider>> = {
-  apiKeyProvider,
-  dnsZoneProvider,
-  bucketProvider,
-  bucketCredentialProvider,
-  transcriptProvider,
-};
-
-/**
- * The shim of one provider export, one object per export: Pulumi caches the serialized text per
- * provider object, so every resource of a type shares one serialization.
- */
-export function providerShim(exportName: string): Provider {
-  const shim = shimModules[exportName];
-  if (shim === undefined) throw new Error(`no provider shim for "${exportName}": add sdk/shims/${exportName}.ts`);
-  return shim;
+/** The `__provider` text of the resources served by `exportName` (`bucketProvider` for Bucket). */
+export function providerText(exportName: string): string {
+  if (!shimExports.has(exportName))
+    throw new Error(`no provider shim for "${exportName}": add sdk/shims/${exportName}.ts`);
+  return `exports.handler = () => require("pulumi-cloudplatform/shims/${exportName}");\n`;
 }
 
 /** A provider whose every method loads `pulumi-cloudplatform/provider` when called and delegates. */

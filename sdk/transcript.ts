@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { transcriptTable, type TranscriptStatus } from "../provider/resources/transcript/fields.js";
-import { TableResource } from "./resource.js";
+import { customResourceArgs } from "./resource.js";
 
 export type { TranscriptStatus };
 
@@ -74,7 +74,7 @@ export interface TranscriptArgs {
  * });
  * export const text = talk.text;
  */
-export class Transcript extends TableResource {
+export class Transcript extends pulumi.CustomResource {
   /** The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id. */
   declare public readonly transcriptId: pulumi.Output<string>;
   /** `queued`, `processing`, `done` or `error`. */
@@ -113,9 +113,11 @@ export class Transcript extends TableResource {
   declare public readonly timeoutMinutes: pulumi.Output<number>;
 
   constructor(name: string, args: TranscriptArgs, opts?: pulumi.CustomResourceOptions) {
-    super(transcriptTable, name, args, opts, {
-      sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
-    });
+    super(
+      ...customResourceArgs(transcriptTable, name, args, opts, {
+        sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
+      }),
+    );
   }
 }
 
