@@ -97,6 +97,27 @@ describe("the recovery journal", () => {
     ).toEqual(["cred-0"]);
   });
 
+  it("tells creates on a bucket from what it read once and from its own writes since", () => {
+    // Another process (a killed CLI's provider) was creating on b1 before this one first looked.
+    journal().creating("BucketCredential", "cred-x", platform, { bucketId: "b1", before: [] });
+    const j = journal();
+    j.created("BucketCredential", "cred-1", platform, "AK1", { bucketId: "b1" });
+    j.created("BucketCredential", "cred-2", platform, "AK2", { bucketId: "b2" });
+    j.held("BucketCredential", "cred-1", "AK1");
+    j.held("BucketCredential", "cred-2", "AK2");
+    expect(j.find("BucketCredential", "cred-1", platform)?.state).toBe("held");
+    expect(j.find("BucketCredential", "cred-2", platform)).toBeUndefined();
+    // This process's own create on b2 counts from the moment it is recorded, and stops when it settles.
+    j.creating("BucketCredential", "cred-3", platform, { bucketId: "b2", before: [] });
+    j.created("BucketCredential", "cred-4", platform, "AK4", { bucketId: "b2" });
+    j.held("BucketCredential", "cred-4", "AK4");
+    expect(j.find("BucketCredential", "cred-4", platform)?.state).toBe("held");
+    j.created("BucketCredential", "cred-3", platform, "AK3");
+    j.created("BucketCredential", "cred-5", platform, "AK5", { bucketId: "b2" });
+    j.held("BucketCredential", "cred-5", "AK5");
+    expect(j.find("BucketCredential", "cred-5", platform)).toBeUndefined();
+  });
+
   it("drops entries older than 7 days", () => {
     journal().creating("Bucket", "old", platform, { objectName: "old-abcdefg" });
     clock += 8 * 24 * 3600 * 1000;
