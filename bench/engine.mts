@@ -85,14 +85,16 @@ function runStep(request: RunRequest, binDir: string): Promise<RunResult> {
     Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_")),
   ) as NodeJS.ProcessEnv;
   env.CLOUDPLATFORM_PULUMI_BIN_DIR = binDir;
-  // The programs link a shared install (node_modules is a symlink). The engine stores each
-  // resource's stack frames by file path: without this, paths through the link's target are much
-  // longer than a real install's `node_modules/...`, and the state-bytes row would count them.
-  env.NODE_PRESERVE_SYMLINKS = "1";
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [path.join(repoRoot, "scripts", "lib", "runner-cli.mts"), JSON.stringify(request)],
+      // The programs link a shared install (node_modules is a symlink). The engine stores each
+      // resource's stack frames by file path: without --preserve-symlinks, paths through the link's
+      // target are much longer than a real install's `node_modules/...`, and the state-bytes row
+      // would count them. A flag, not NODE_PRESERVE_SYMLINKS: the provider host the engine starts
+      // must not inherit it, or it loads @pulumi/pulumi twice (once by its real path, once through
+      // the link), which no real install does.
+      ["--preserve-symlinks", path.join(repoRoot, "scripts", "lib", "runner-cli.mts"), JSON.stringify(request)],
       { cwd: repoRoot, env, maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`runner failed: ${error.message}\n${stderr.slice(-4000)}`));
