@@ -3,7 +3,6 @@
  * answers read as §2.3 says: lists followed across pages, one object read from the list where the
  * platform has no route for it, actions and deletes done on any 2xx.
  */
-import type { z } from "zod";
 import { pathOf, type ApiClient } from "./client.js";
 import {
   CloudPlatformError,
@@ -29,6 +28,7 @@ import {
   type Credential,
   type CredentialWithSecret,
   type Page,
+  type Reader,
   type Zone,
 } from "./shapes.js";
 
@@ -113,7 +113,7 @@ async function listAll<T>(
   client: ApiClient,
   path: string,
   query: Record<string, string | undefined>,
-  schema: z.ZodType<Page<T>>,
+  schema: Reader<Page<T>>,
 ): Promise<T[]> {
   // As URL spells it (default port dropped, host in lower case), so that next links compare with it.
   const base = new URL(client.settings.baseUrl).href.replace(/\/$/, "");
@@ -156,7 +156,7 @@ async function readOne<T extends { id: string }>(
   client: ApiClient,
   kind: string,
   path: string,
-  schema: z.ZodType<T>,
+  schema: Reader<T>,
   list: () => Promise<T[]>,
   id: string,
 ): Promise<T> {

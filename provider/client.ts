@@ -8,7 +8,7 @@
  * `reconcile` looks for what it produced first (docs/api-contract.md §2.4), and without one the
  * request is repeated only when the connection failed before anything was sent.
  */
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import {
   BadRequestError,
@@ -34,7 +34,7 @@ import {
 } from "./retry.js";
 import type { Settings } from "./config.js";
 import { systemClock, type Clock } from "./core.js";
-import { readErrorBody, receivedKeys } from "./shapes.js";
+import { readErrorBody, receivedKeys, ShapeProblem, type Reader } from "./shapes.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
 
@@ -51,7 +51,7 @@ export interface RequestOptions<T> {
   readonly body?: unknown;
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** Parses the JSON body of a successful response; without it the body is returned as `unknown`. */
-  readonly schema?: z.ZodType<T>;
+  readonly schema?: Reader<T>;
   /**
    * Whether repeating the request is harmless. Defaults to true for GET, HEAD, PUT and DELETE and
    * false for POST and PATCH.
@@ -99,6 +99,10 @@ const pools = new Map<string, Pool>();
 function poolFor(origin: string): Pool {
   let pool = pools.get(origin);
   if (pool === undefined) {
+    // Loaded with the first request: a preview or an `up` without changes sends none, and undici
+    // costs a provider process ~60 ms of CPU to load (bench/README.md, provider-start).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when first needed
+    const { Pool } = require("undici") as typeof import("undici");
     pool = new Pool(origin, { connections: 16, keepAliveTimeout: 30_000, pipelining: 1 });
     pools.set(origin, pool);
   }
@@ -348,6 +352,31 @@ function parseJson(text: string): unknown {
   );
 }
 
+const schemas = new WeakMap<Reader<unknown>, z.ZodType<unknown>>();
+
+/**
+ * The zod schema of a reader, made on its first use: zod (~50 ms of CPU to load) is loaded with the
+ * first answer read, not with the provider. A `ShapeProblem` becomes a custom issue.
+ */
+function schemaOf<T>(r: Reader<T>): z.ZodType<T> {
+  let schema = schemas.get(r);
+  if (schema === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded when first needed
+    const { z } = require("zod") as typeof import("zod");
+    schema = z.unknown().transform((raw, ctx) => {
+      try {
+        return r.read(raw);
+      } catch (err) {
+        if (!(err instanceof ShapeProblem)) throw err;
+        ctx.addIssue({ code: "custom", message: err.message });
+        return z.NEVER;
+      }
+    });
+    schemas.set(r, schema);
+  }
+  return schema as z.ZodType<T>;
+}
+
 /**
  * A 2xx answer read with `schema`, or the reason it cannot be used: a body that is not JSON (a
  * proxy's page, a cut answer) or JSON of an unexpected shape, as an `UnexpectedResponseError`
@@ -355,7 +384,7 @@ function parseJson(text: string): unknown {
  */
 function parseAnswer<T>(
   res: Attempt,
-  schema: z.ZodType<T> | undefined,
+  schema: Reader<T> | undefined,
   endpoint: string,
 ): { ok: true; data: T } | { ok: false; error: UnexpectedResponseError; spoiled: boolean } {
   let json: unknown = undefined;
@@ -374,7 +403,7 @@ function parseAnswer<T>(
     }
   }
   if (schema === undefined) return { ok: true, data: json as T };
-  const parsed = schema.safeParse(json);
+  const parsed = schemaOf(schema).safeParse(json);
   if (parsed.success) return { ok: true, data: parsed.data };
   const problems = parsed.error.issues
     .slice(0, 3)

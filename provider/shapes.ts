@@ -10,7 +10,6 @@
  *   operation needs wins, the most specific evidence first.
  * - A list is found bare, under a list key or the plural, nested once, or as the body's only array.
  */
-import { z } from "zod";
 
 export type Obj = Record<string, unknown>;
 
@@ -207,19 +206,18 @@ function findList(raw: unknown, plurals: readonly string[]): unknown[] {
 }
 
 /**
- * A zod schema over a reader, so that the client's one parsing path (and its
- * `CLOUDPLATFORM_UNEXPECTED_RESPONSE` naming the endpoint and the keys received) serves every answer.
+ * How an answer's body becomes a `T`: a function that throws a `ShapeProblem` when the body lacks
+ * what the operation needs. The client runs every reader through zod (client.ts `schemaOf`), so that
+ * one parsing path (and its `CLOUDPLATFORM_UNEXPECTED_RESPONSE` naming the endpoint and the keys
+ * received) serves every answer; zod is loaded with the first answer, not with the provider, as a
+ * preview and an `up` without changes read none.
  */
-export function reader<T>(read: (raw: unknown) => T): z.ZodType<T> {
-  return z.unknown().transform((raw, ctx) => {
-    try {
-      return read(raw);
-    } catch (err) {
-      if (!(err instanceof ShapeProblem)) throw err;
-      ctx.addIssue({ code: "custom", message: err.message });
-      return z.NEVER;
-    }
-  });
+export interface Reader<T> {
+  readonly read: (raw: unknown) => T;
+}
+
+export function reader<T>(read: (raw: unknown) => T): Reader<T> {
+  return { read };
 }
 
 /** One page of a list answer. */

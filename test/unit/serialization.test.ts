@@ -244,7 +244,8 @@ it("a state written with Pulumi's closure of the shim module (before the one-lin
 });
 
 it("a program that declares resources loads neither the API client nor its HTTP and schema libraries", async () => {
-  // The lookups bring undici and zod (about 0.1 s of CPU): loaded on their first call only.
+  // The lookups bring the client, which brings undici and zod (about 0.1 s of CPU) with its first
+  // request: loaded on their first call only.
   const script = `
     const sdk = require(${JSON.stringify(join(root, "bin/sdk/index.js"))});
     const loaded = (part) => Object.keys(require.cache).some((path) => path.includes(part));
@@ -255,8 +256,24 @@ it("a program that declares resources loads neither the API client nor its HTTP 
   const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
   expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({
     before: [],
-    after: ["/undici/", "/zod/", "/provider/client.js"],
+    after: ["/provider/client.js"],
   });
+});
+
+it("the provider host loads no schema library until it reads an answer (a preview reads none)", async () => {
+  const script = `
+    const provider = require(${JSON.stringify(join(root, "bin/provider/index.js"))});
+    const zodLoaded = () => Object.keys(require.cache).some((path) => path.includes("/zod/"));
+    const config = { get: (key) => ({ "cloudplatform:baseUrl": "http://127.0.0.1:9", "cloudplatform:apiKey": "cp-unused" })[key] };
+    (async () => {
+      await provider.bucketProvider.configure({ config });
+      const { inputs } = await provider.bucketProvider.check({}, { __logicalName: "logs" });
+      await provider.bucketProvider.diff("bkt_1", { ...inputs, bucketId: "bkt_1" }, inputs);
+      console.log(JSON.stringify({ afterCheckAndDiff: zodLoaded() }));
+    })();
+  `;
+  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
+  expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ afterCheckAndDiff: false });
 });
 
 it("the provider host loads no S3 client until a forceDestroy needs one", async () => {
