@@ -63,6 +63,15 @@ describe("examples/quickstart", () => {
     }
   });
 
+  it("the engine records each resource at the program's own line, not inside the SDK", async () => {
+    const deployment = JSON.parse(await stack.exportState()) as {
+      deployment: { resources: Array<{ type: string; sourcePosition?: string }> };
+    };
+    const ours = deployment.deployment.resources.filter((r) => r.type.includes(":dynamic/cloudplatform:"));
+    expect(ours.length).toBeGreaterThan(0);
+    for (const r of ours) expect(r.sourcePosition, r.type).toMatch(/^project:\/\/\/index\.(js|ts)#\d+,\d+$/);
+  });
+
   it("plans a storage class change as a replacement of the bucket before doing it", async () => {
     const archive = { "cloudplatform-quickstart:storageClass": { value: "Archive" } };
     const preview = await stack.preview(archive);
