@@ -3,6 +3,8 @@
  * `require` in the provider host, plus the lookup functions and the building blocks for other hosts.
  * Each `<type>Provider` is the dynamic provider of one resource; the SDK shims look them up by name.
  */
+// First: it speeds up loading every module below (compile-cache.ts).
+import "./compile-cache.js";
 import { toDynamicProvider } from "./dynamic.js";
 import { apiKeyCore } from "./resources/apiKey.js";
 import { bucketCore } from "./resources/bucket.js";

@@ -56,6 +56,9 @@ if (require.main === module) {
     process.stderr.write(`${problem}\n`);
     process.exit(1);
   }
-  // Loaded only now: a static import would be hoisted above the check.
+  // Loaded only now: a static import would be hoisted above the check. The compile cache first, so
+  // that it covers @pulumi/pulumi and the rest of what main loads.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- after the check, for its effect
+  require("../compile-cache.js");
   void import("./main.js");
 }
