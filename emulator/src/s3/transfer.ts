@@ -1,12 +1,13 @@
 /** Getting bytes into a temp file: from a request body, or from a stored file (copies). */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { rm, type FileHandle } from "node:fs/promises";
+import { rm, writeFile, type FileHandle } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { receiveBody, type ReceivedBody } from "./body.js";
+import { declaredLength, receiveBody, receiveToMemory, type ReceivedBody } from "./body.js";
 import type { S3Call } from "./call.js";
+import { INLINE_MAX_BYTES, type NewBytes, type StoredObject } from "./object-store.js";
 
 /** The largest single PUT (object or part) S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -17,6 +18,20 @@ const MAX_PUT_BYTES = 5 * 1024 ** 3;
  * one writev, instead of one thread-pool round trip per chunk.
  */
 export const FILE_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * Receives and verifies a PutObject body: into memory when it declares at most INLINE_MAX_BYTES (the
+ * store then keeps it in its sidecar), else into a temp file. The caller commits or discards it.
+ */
+export async function receiveObject(call: S3Call): Promise<{ source: NewBytes; body: ReceivedBody }> {
+  const declared = declaredLength(call.req, call.auth.payload);
+  if (declared !== undefined && declared <= INLINE_MAX_BYTES) {
+    const { bytes, body } = await receiveToMemory(call.req, call.auth.payload, INLINE_MAX_BYTES);
+    return { source: { bytes }, body };
+  }
+  const { tempFile, body } = await receiveToTemp(call);
+  return { source: { tempFile }, body };
+}
 
 /** Receives and verifies the request body into a temp file; the caller commits or removes it. */
 export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {
@@ -35,10 +50,10 @@ export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; b
   }
 }
 
-/** Copies bytes [start, end] of an open file into a temp file; returns it with the MD5 of what was copied. */
+/** Copies bytes [start, end] of a stored object into a temp file; returns it with the MD5 of what was copied. */
 export async function copyToTemp(
   call: S3Call,
-  file: FileHandle,
+  stored: StoredObject,
   start: number,
   end: number,
 ): Promise<{ tempFile: string; md5Hex: string; size: number }> {
@@ -46,8 +61,13 @@ export async function copyToTemp(
   const md5 = createHash("md5");
   let size = 0;
   try {
+    if (stored.bytes) {
+      const bytes = stored.bytes.subarray(start, end + 1);
+      await writeFile(tempFile, bytes);
+      return { tempFile, md5Hex: md5.update(bytes).digest("hex"), size: bytes.length };
+    }
     await pipeline(
-      file.createReadStream({ start, end, autoClose: false }),
+      stored.file.createReadStream({ start, end, autoClose: false }),
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           md5.update(chunk);
@@ -96,12 +116,12 @@ function writeChunk(res: ServerResponse, chunk: Buffer): Promise<void> {
   return new Promise((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve())));
 }
 
-/** Runs `commit` (which fills and then moves the temp file), removing the temp file if it fails. */
-export async function commitOrDiscard<T>(tempFile: string, commit: () => Promise<T>): Promise<T> {
+/** Runs `commit` (which moves the received bytes into place), removing a temp file if it fails. */
+export async function commitOrDiscard<T>(source: NewBytes, commit: () => Promise<T>): Promise<T> {
   try {
     return await commit();
   } catch (err) {
-    await rm(tempFile, { force: true });
+    if ("tempFile" in source) await rm(source.tempFile, { force: true });
     throw err;
   }
 }
