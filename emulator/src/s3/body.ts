@@ -37,6 +37,9 @@ const entityTooLarge = (max: number) =>
     `Your proposed upload exceeds the maximum allowed size of ${max} bytes; use multipart upload.`,
   );
 
+const incompleteBody = (declared: number, got: string) =>
+  new S3Error(400, "IncompleteBody", `You did not provide the number of bytes specified (${declared}); got ${got}.`);
+
 const badDigest = (what: string) =>
   new S3Error(400, "BadDigest", `The ${what} you specified did not match the calculated checksum; resend the object.`);
 
@@ -80,6 +83,19 @@ function expectedMd5(req: IncomingMessage): string | undefined {
   return bytes.toString("hex");
 }
 
+const isChunked = (payload: PayloadProtection) =>
+  payload.kind === "chunked-signed" || payload.kind === "chunked-unsigned";
+
+/** The payload length the request announces (decoded length for aws-chunked), if it does. */
+export function declaredLength(req: IncomingMessage, payload: PayloadProtection): number | undefined {
+  const lengthHeader = isChunked(payload) ? header(req, "x-amz-decoded-content-length") : header(req, "content-length");
+  const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
+  if (declared !== undefined && !(Number.isInteger(declared) && declared >= 0)) {
+    throw new S3Error(400, "InvalidArgument", "The content length header is not a non-negative integer.");
+  }
+  return declared;
+}
+
 /** Streams the body into `sink`; resolves only when every integrity check passed. */
 export async function receiveBody(
   req: IncomingMessage,
@@ -87,12 +103,8 @@ export async function receiveBody(
   sink: Writable,
   maxBytes: number,
 ): Promise<ReceivedBody> {
-  const chunked = payload.kind === "chunked-signed" || payload.kind === "chunked-unsigned";
-  const lengthHeader = chunked ? header(req, "x-amz-decoded-content-length") : header(req, "content-length");
-  const declared = lengthHeader === undefined ? undefined : Number(lengthHeader);
-  if (declared !== undefined && !(Number.isInteger(declared) && declared >= 0)) {
-    throw new S3Error(400, "InvalidArgument", "The content length header is not a non-negative integer.");
-  }
+  const chunked = isChunked(payload);
+  const declared = declaredLength(req, payload);
   if (declared !== undefined && declared > maxBytes) throw entityTooLarge(maxBytes);
   const md5Expected = expectedMd5(req);
   const announced = announcedChecksums(req);
@@ -105,6 +117,8 @@ export async function receiveBody(
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       size += chunk.length;
       if (size > maxBytes) return callback(entityTooLarge(maxBytes));
+      // Refused as soon as it happens, so that a body held in memory stays within what was declared.
+      if (declared !== undefined && size > declared) return callback(incompleteBody(declared, `more`));
       md5.update(chunk);
       sha256?.update(chunk);
       for (const summer of summers.values()) summer.update(chunk);
@@ -116,13 +130,7 @@ export async function receiveBody(
     : undefined;
   await (decoder ? pipeline(req, decoder, meter, sink) : pipeline(req, meter, sink));
 
-  if (declared !== undefined && size !== declared) {
-    throw new S3Error(
-      400,
-      "IncompleteBody",
-      `You did not provide the number of bytes specified (${declared}); got ${size}.`,
-    );
-  }
+  if (declared !== undefined && size !== declared) throw incompleteBody(declared, String(size));
   if (sha256 && payload.kind === "sha256" && sha256.digest("hex") !== payload.expectedHex) {
     throw new S3Error(
       400,
@@ -150,12 +158,12 @@ export async function receiveBody(
   return { size, md5Hex, checksums };
 }
 
-/** Reads a small body (XML requests) into memory, with the same integrity checks. */
-export async function readSmallBody(
+/** Receives a small body into memory, with the same integrity checks. */
+export async function receiveToMemory(
   req: IncomingMessage,
   payload: PayloadProtection,
   maxBytes: number,
-): Promise<Buffer> {
+): Promise<{ bytes: Buffer; body: ReceivedBody }> {
   const parts: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -163,6 +171,15 @@ export async function readSmallBody(
       callback();
     },
   });
-  await receiveBody(req, payload, sink, maxBytes);
-  return Buffer.concat(parts);
+  const body = await receiveBody(req, payload, sink, maxBytes);
+  return { bytes: Buffer.concat(parts), body };
+}
+
+/** Reads a small body (XML requests) into memory, with the same integrity checks. */
+export async function readSmallBody(
+  req: IncomingMessage,
+  payload: PayloadProtection,
+  maxBytes: number,
+): Promise<Buffer> {
+  return (await receiveToMemory(req, payload, maxBytes)).bytes;
 }

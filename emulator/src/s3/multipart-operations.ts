@@ -49,7 +49,7 @@ export const uploadPart: Operation = async (call) => {
   const number = partNumber(call);
   const record = await upload(call);
   const { tempFile, body } = await receiveToTemp(call);
-  const part = await commitOrDiscard(tempFile, async () => {
+  const part = await commitOrDiscard({ tempFile }, async () => {
     const committed = await call.uploads.commitPart(call.bucket, record.uploadId, tempFile, {
       partNumber: number,
       etag: `"${body.md5Hex}"`,
@@ -79,15 +79,15 @@ function copyRange(header: string | undefined, size: number): { start: number; e
 export const uploadPartCopy: Operation = async (call) => {
   const number = partNumber(call);
   const record = await upload(call);
-  const { meta, file } = await openCopySource(call);
+  const stored = await openCopySource(call);
   let copied: Awaited<ReturnType<typeof copyToTemp>>;
   try {
-    const { start, end } = copyRange(headerValue(call.req, "x-amz-copy-source-range"), meta.size);
-    copied = await copyToTemp(call, file, start, end);
+    const { start, end } = copyRange(headerValue(call.req, "x-amz-copy-source-range"), stored.meta.size);
+    copied = await copyToTemp(call, stored, start, end);
   } finally {
-    await file.close();
+    await stored.file?.close();
   }
-  const part = await commitOrDiscard(copied.tempFile, async () => {
+  const part = await commitOrDiscard({ tempFile: copied.tempFile }, async () => {
     const committed = await call.uploads.commitPart(call.bucket, record.uploadId, copied.tempFile, {
       partNumber: number,
       etag: `"${copied.md5Hex}"`,
@@ -154,7 +154,7 @@ export const completeMultipartUpload: Operation = async (call) => {
     });
     const tempFile = call.store.tempPath();
     const combined = createHash("md5");
-    const committed = await commitOrDiscard(tempFile, async () => {
+    const committed = await commitOrDiscard({ tempFile }, async () => {
       const out = createWriteStream(tempFile);
       for (const part of chosen) {
         combined.update(Buffer.from(unquote(part.etag), "hex"));
@@ -163,13 +163,18 @@ export const completeMultipartUpload: Operation = async (call) => {
         });
       }
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-      return call.store.commit(call.bucket, call.key, tempFile, {
-        ...record.attributes,
-        etag: `"${combined.digest("hex")}-${chosen.length}"`,
-        size: chosen.reduce((sum, p) => sum + p.size, 0),
-        checksums: {},
-        partsCount: chosen.length,
-      });
+      return call.store.commit(
+        call.bucket,
+        call.key,
+        { tempFile },
+        {
+          ...record.attributes,
+          etag: `"${combined.digest("hex")}-${chosen.length}"`,
+          size: chosen.reduce((sum, p) => sum + p.size, 0),
+          checksums: {},
+          partsCount: chosen.length,
+        },
+      );
     });
     await call.uploads.remove(call.bucket, record.uploadId);
     return committed;

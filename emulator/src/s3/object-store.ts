@@ -1,9 +1,12 @@
 /**
  * Object bytes and metadata on disk, one folder per bucket:
  *   objects/<bucket>/data/<uuid>          the bytes (never rewritten in place)
- *   objects/<bucket>/meta/<sha256(key)>.json  the sidecar naming its data file
+ *   objects/<bucket>/meta/<sha256(key)>.json  the sidecar: a JSON line naming its data file, or, for
+ *                                         an object of at most INLINE_MAX_BYTES, followed by its bytes
  * A put streams to tmp/, renames the bytes into data/, then atomically replaces the sidecar: readers
- * see the old object or the new one, never a mix. An in-memory index of sidecars (loaded per bucket
+ * see the old object or the new one, never a mix. A small object is written once, sidecar and bytes
+ * together, and renamed into place: half the file operations of a data file and its sidecar, which
+ * were most of the cost of a small put. An in-memory index of the sidecars' JSON (loaded per bucket
  * on first use) serves listings; metadata mutations of a bucket are serialised.
  */
 import { createHash, randomUUID } from "node:crypto";
@@ -22,7 +25,8 @@ export interface ObjectAttributes {
 
 export interface ObjectMeta extends ObjectAttributes {
   readonly key: string;
-  readonly dataFile: string;
+  /** Absent when the bytes follow the sidecar's JSON line. */
+  readonly dataFile?: string;
   /** Quoted, as S3 sends it. */
   readonly etag: string;
   readonly size: number;
@@ -33,6 +37,22 @@ export interface ObjectMeta extends ObjectAttributes {
 }
 
 type NewObject = Omit<ObjectMeta, "key" | "dataFile" | "lastModified">;
+
+/** Objects up to this size are kept in their sidecar. */
+export const INLINE_MAX_BYTES = 16 * 1024;
+
+/** The current bytes of an object: an open data file, or, for a small object, the bytes themselves. */
+export type StoredObject =
+  | { readonly meta: ObjectMeta; readonly file: FileHandle; readonly bytes?: undefined }
+  | { readonly meta: ObjectMeta; readonly bytes: Buffer; readonly file?: undefined };
+
+/** Where a committed object's bytes come from: a verified temp file, or (small objects) memory. */
+export type NewBytes = { readonly tempFile: string } | { readonly bytes: Buffer };
+
+// Enough for any sidecar's JSON line (a 1 KiB key, 2 KiB of user metadata), so that loading an
+// index reads one block per object, not the inline bytes after it.
+const SIDECAR_HEAD_BYTES = 16 * 1024;
+const NEWLINE = 0x0a;
 
 interface BucketIndex {
   readonly objects: Map<string, ObjectMeta>;
@@ -84,19 +104,28 @@ export class ObjectStore {
   }
 
   /**
-   * Moves a fully received and verified temp file into place as `key`. Only the step that makes the
-   * object visible (the sidecar's rename and the index entry) holds the bucket's lock: moving the
-   * bytes and writing the sidecar touch files no one else names, so concurrent puts overlap there.
+   * Makes `source` visible as `key`. Only the step that makes the object visible (the sidecar's
+   * rename and the index entry) holds the bucket's lock: moving the bytes and writing the sidecar
+   * touch files no one else names, so concurrent puts overlap there.
    */
-  async commit(bucket: string, key: string, tempFile: string, object: NewObject): Promise<ObjectMeta> {
+  async commit(bucket: string, key: string, source: NewBytes, object: NewObject): Promise<ObjectMeta> {
     const dir = this.bucketDir(bucket);
     // Loading an index removes data files no sidecar names: it must be done before ours lands there.
     await this.index(bucket);
     await this.dirsOf(bucket);
-    const meta: ObjectMeta = { ...object, key, dataFile: randomUUID(), lastModified: new Date().toISOString() };
-    await rename(tempFile, join(dir, "data", meta.dataFile));
+    const lastModified = new Date().toISOString();
     const sidecarTemp = this.tempPath();
-    await writeFile(sidecarTemp, JSON.stringify(meta));
+    let meta: ObjectMeta;
+    if ("bytes" in source) {
+      if (source.bytes.length > INLINE_MAX_BYTES)
+        throw new Error(`inline objects are at most ${INLINE_MAX_BYTES} bytes`);
+      meta = { ...object, key, lastModified };
+      await writeFile(sidecarTemp, Buffer.concat([Buffer.from(`${JSON.stringify(meta)}\n`), source.bytes]));
+    } else {
+      meta = { ...object, key, dataFile: randomUUID(), lastModified };
+      await rename(source.tempFile, join(dir, "data", meta.dataFile!));
+      await writeFile(sidecarTemp, JSON.stringify(meta));
+    }
     let previous: ObjectMeta | undefined;
     try {
       previous = await this.withBucketLock(bucket, async () => {
@@ -111,10 +140,10 @@ export class ObjectStore {
       });
     } catch (err) {
       await rm(sidecarTemp, { force: true });
-      await rm(join(dir, "data", meta.dataFile), { force: true });
+      if (meta.dataFile !== undefined) await rm(join(dir, "data", meta.dataFile), { force: true });
       throw err;
     }
-    if (previous) await unlink(join(dir, "data", previous.dataFile)).catch(() => undefined);
+    if (previous?.dataFile !== undefined) await unlink(join(dir, "data", previous.dataFile)).catch(() => undefined);
     return meta;
   }
 
@@ -138,14 +167,22 @@ export class ObjectStore {
   }
 
   /**
-   * Opens the current bytes of `key`. Holding the descriptor keeps them readable even if a
-   * concurrent put or delete replaces them meanwhile.
+   * The current bytes of `key`. Holding the descriptor keeps a data file readable even if a
+   * concurrent put or delete replaces it meanwhile; a small object is read whole from its sidecar,
+   * whose own JSON line describes it (the index may already name a newer version, or still an older).
    */
-  async open(bucket: string, key: string): Promise<{ meta: ObjectMeta; file: FileHandle } | undefined> {
+  async open(bucket: string, key: string): Promise<StoredObject | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const meta = await this.head(bucket, key);
-      if (!meta) return undefined;
+      const indexed = await this.head(bucket, key);
+      if (!indexed) return undefined;
       try {
+        let meta = indexed;
+        if (meta.dataFile === undefined) {
+          const sidecar = await readFile(this.sidecarPath(bucket, key));
+          const newline = sidecar.indexOf(NEWLINE);
+          meta = JSON.parse(sidecar.toString("utf8", 0, newline < 0 ? sidecar.length : newline)) as ObjectMeta;
+          if (meta.dataFile === undefined) return { meta, bytes: sidecar.subarray(newline + 1) };
+        }
         return { meta, file: await open(join(this.bucketDir(bucket), "data", meta.dataFile), "r") };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
@@ -163,7 +200,7 @@ export class ObjectStore {
       await rm(this.sidecarPath(bucket, key), { force: true });
       index.objects.delete(key);
       index.sorted = undefined;
-      await rm(join(this.bucketDir(bucket), "data", meta.dataFile), { force: true });
+      if (meta.dataFile !== undefined) await rm(join(this.bucketDir(bucket), "data", meta.dataFile), { force: true });
       return true;
     });
   }
@@ -212,8 +249,7 @@ export class ObjectStore {
     const objects = new Map<string, ObjectMeta>();
     const names = await readdir(join(dir, "meta")).catch(() => [] as string[]);
     for (const name of names) {
-      const path = join(dir, "meta", name);
-      const meta = JSON.parse(await readFile(path, "utf8")) as ObjectMeta;
+      const meta = await readSidecarMeta(join(dir, "meta", name));
       objects.set(meta.key, meta);
     }
     const referenced = new Set([...objects.values()].map((m) => m.dataFile));
@@ -222,6 +258,22 @@ export class ObjectStore {
     }
     return { objects, sorted: undefined };
   }
+}
+
+/** The JSON line of a sidecar, without reading the bytes of a small object after it. */
+async function readSidecarMeta(path: string): Promise<ObjectMeta> {
+  const file = await open(path, "r");
+  let text: Buffer;
+  try {
+    const head = Buffer.allocUnsafe(SIDECAR_HEAD_BYTES);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    text = head.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+  if (text.indexOf(NEWLINE) < 0 && text.length === SIDECAR_HEAD_BYTES) text = await readFile(path);
+  const newline = text.indexOf(NEWLINE);
+  return JSON.parse(text.toString("utf8", 0, newline < 0 ? text.length : newline)) as ObjectMeta;
 }
 
 /** S3 lists keys in the byte order of their UTF-8 encoding. */

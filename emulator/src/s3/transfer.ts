@@ -1,11 +1,13 @@
 /** Getting bytes into a temp file: from a request body, or from a stored file (copies). */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { rm, type FileHandle } from "node:fs/promises";
+import { rm, writeFile, type FileHandle } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { receiveBody, type ReceivedBody } from "./body.js";
+import { declaredLength, receiveBody, receiveToMemory, type ReceivedBody } from "./body.js";
 import type { S3Call } from "./call.js";
+import { INLINE_MAX_BYTES, type NewBytes, type StoredObject } from "./object-store.js";
 
 /** The largest single PUT (object or part) S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -16,6 +18,20 @@ const MAX_PUT_BYTES = 5 * 1024 ** 3;
  * one writev, instead of one thread-pool round trip per chunk.
  */
 export const FILE_BUFFER_BYTES = 1024 * 1024;
+
+/**
+ * Receives and verifies a PutObject body: into memory when it declares at most INLINE_MAX_BYTES (the
+ * store then keeps it in its sidecar), else into a temp file. The caller commits or discards it.
+ */
+export async function receiveObject(call: S3Call): Promise<{ source: NewBytes; body: ReceivedBody }> {
+  const declared = declaredLength(call.req, call.auth.payload);
+  if (declared !== undefined && declared <= INLINE_MAX_BYTES) {
+    const { bytes, body } = await receiveToMemory(call.req, call.auth.payload, INLINE_MAX_BYTES);
+    return { source: { bytes }, body };
+  }
+  const { tempFile, body } = await receiveToTemp(call);
+  return { source: { tempFile }, body };
+}
 
 /** Receives and verifies the request body into a temp file; the caller commits or removes it. */
 export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {
@@ -34,10 +50,10 @@ export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; b
   }
 }
 
-/** Copies bytes [start, end] of an open file into a temp file; returns it with the MD5 of what was copied. */
+/** Copies bytes [start, end] of a stored object into a temp file; returns it with the MD5 of what was copied. */
 export async function copyToTemp(
   call: S3Call,
-  file: FileHandle,
+  stored: StoredObject,
   start: number,
   end: number,
 ): Promise<{ tempFile: string; md5Hex: string; size: number }> {
@@ -45,8 +61,13 @@ export async function copyToTemp(
   const md5 = createHash("md5");
   let size = 0;
   try {
+    if (stored.bytes) {
+      const bytes = stored.bytes.subarray(start, end + 1);
+      await writeFile(tempFile, bytes);
+      return { tempFile, md5Hex: md5.update(bytes).digest("hex"), size: bytes.length };
+    }
     await pipeline(
-      file.createReadStream({ start, end, autoClose: false }),
+      stored.file.createReadStream({ start, end, autoClose: false }),
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           md5.update(chunk);
@@ -63,12 +84,44 @@ export async function copyToTemp(
   }
 }
 
-/** Runs `commit` (which fills and then moves the temp file), removing the temp file if it fails. */
-export async function commitOrDiscard<T>(tempFile: string, commit: () => Promise<T>): Promise<T> {
+/**
+ * Sends bytes [start, end] of `file` as the rest of `res`, through at most two buffers that are
+ * reused: one is read into while the other is being written. A stream of fresh 1 MiB buffers (a
+ * file ReadStream) made V8 run a full mark-compact every few dozen MiB of a large download, for
+ * memory it can only count, not move. Rejects when the client goes away (the pending write fails).
+ */
+export async function sendFileRange(file: FileHandle, start: number, end: number, res: ServerResponse): Promise<void> {
+  const total = end - start + 1;
+  const size = Math.min(FILE_BUFFER_BYTES, total);
+  const buffers = size === total ? [Buffer.allocUnsafe(size)] : [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+  let position = start;
+  let previous: Promise<void> = Promise.resolve();
+  for (let turn = 0; position <= end; turn++) {
+    // Free: its last write was awaited before the previous turn wrote the other buffer.
+    const buffer = buffers[turn % buffers.length]!;
+    const { bytesRead } = await file.read(buffer, 0, Math.min(size, end - position + 1), position);
+    if (bytesRead === 0) throw new Error(`the data file ends at byte ${position}, before the object's ${end + 1}`);
+    await previous;
+    position += bytesRead;
+    previous = writeChunk(res, buffer.subarray(0, bytesRead));
+    // Awaited next turn; until then a failed write must not count as an unhandled rejection.
+    previous.catch(() => undefined);
+  }
+  await previous;
+  res.end();
+}
+
+/** Resolves once `chunk` was handed to the socket, so that its buffer may be reused. */
+function writeChunk(res: ServerResponse, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Runs `commit` (which moves the received bytes into place), removing a temp file if it fails. */
+export async function commitOrDiscard<T>(source: NewBytes, commit: () => Promise<T>): Promise<T> {
   try {
     return await commit();
   } catch (err) {
-    await rm(tempFile, { force: true });
+    if ("tempFile" in source) await rm(source.tempFile, { force: true });
     throw err;
   }
 }
