@@ -139,6 +139,12 @@ describe("the provider text each class registers", () => {
   });
 });
 
+/** What a Node process running `script` (from this repository) printed last, as JSON. */
+async function lastJsonLine(script: string): Promise<unknown> {
+  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
+  return JSON.parse(stdout.trim().split("\n").pop()!) as unknown;
+}
+
 async function urnName(resource: { urn: import("@pulumi/pulumi").Output<string> }): Promise<string> {
   const urn = await new Promise<string>((done) => resource.urn.apply((u) => done(u)));
   return urn.split("::").pop() ?? "";
@@ -253,8 +259,7 @@ it("a program that declares resources loads neither the API client nor its HTTP 
     typeof sdk.getBuckets === "function" && require(${JSON.stringify(join(root, "bin/provider/functions.js"))});
     console.log(JSON.stringify({ before, after: ["/undici/", "/zod/", "/provider/client.js"].filter(loaded) }));
   `;
-  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
-  expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({
+  expect(await lastJsonLine(script)).toEqual({
     before: [],
     after: ["/provider/client.js"],
   });
@@ -272,8 +277,7 @@ it("the provider host loads neither its HTTP nor its schema library for check an
       console.log(JSON.stringify({ afterCheckAndDiff: loaded() }));
     })();
   `;
-  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
-  expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ afterCheckAndDiff: [] });
+  expect(await lastJsonLine(script)).toEqual({ afterCheckAndDiff: [] });
 });
 
 it("the provider host loads no S3 client until a forceDestroy needs one", async () => {
@@ -291,6 +295,5 @@ it("the provider host loads no S3 client until a forceDestroy needs one", async 
       console.log(JSON.stringify({ afterCheck, afterEmptyBucketModule: s3Loaded() }));
     })();
   `;
-  const { stdout } = await runProgram(process.execPath, ["-e", script], { cwd: root });
-  expect(JSON.parse(stdout.trim().split("\n").pop()!)).toEqual({ afterCheck: false, afterEmptyBucketModule: false });
+  expect(await lastJsonLine(script)).toEqual({ afterCheck: false, afterEmptyBucketModule: false });
 });
