@@ -111,9 +111,29 @@ export async function sendFileRange(file: FileHandle, start: number, end: number
   res.end();
 }
 
-/** Resolves once `chunk` was handed to the socket, so that its buffer may be reused. */
+/**
+ * Resolves once `chunk` was handed to the socket, so that its buffer may be reused. Rejects when the
+ * response closes first: a write callback is not always called when the client's socket is
+ * destroyed while the write waits, and a download waiting on it forever kept its file open.
+ */
 function writeChunk(res: ServerResponse, chunk: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => res.write(chunk, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) => {
+    const closed = (): void => reject(prematureClose());
+    if (res.destroyed) return closed();
+    res.once("close", closed);
+    res.write(chunk, (err) => {
+      res.off("close", closed);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
+}
+
+/** The error a stream reports for a peer that left before the end (the caller treats it as normal). */
+function prematureClose(): Error {
+  return Object.assign(new Error("the client closed the connection before the download ended"), {
+    code: "ERR_STREAM_PREMATURE_CLOSE",
+  });
 }
 
 /** Runs `commit` (which moves the received bytes into place), removing a temp file if it fails. */
