@@ -151,7 +151,7 @@ function watchBody(req: IncomingMessage, idleMs: number, onIdle: () => void): vo
     () => {
       // Not done when the answer is: a body still owed holds the connection until it arrives.
       if (req.complete || socket.destroyed) {
-        clearInterval(timer);
+        stop();
         return;
       }
       if (socket.bytesRead !== seen || req.readableLength >= req.readableHighWaterMark) {
@@ -160,12 +160,20 @@ function watchBody(req: IncomingMessage, idleMs: number, onIdle: () => void): vo
         return;
       }
       if (performance.now() - progressAt >= idleMs) {
-        clearInterval(timer);
+        stop();
         onIdle();
       }
     },
     Math.max(10, Math.min(idleMs / 4, 5_000)),
   );
   timer.unref();
-  socket.once("close", () => clearInterval(timer));
+  // The socket outlives the request on a keep-alive connection: its listener goes with the watch,
+  // or every request with a body would leave one behind (a leak, and Node's MaxListeners warning).
+  function stop(): void {
+    clearInterval(timer);
+    socket.off("close", stop);
+  }
+  socket.once("close", stop);
+  req.once("end", stop);
+  req.once("close", stop);
 }

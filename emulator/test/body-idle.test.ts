@@ -1,3 +1,4 @@
+import { Agent, request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { call, withEmulator } from "./helpers.js";
@@ -76,5 +77,49 @@ describe("body idle timeout", () => {
       },
       { bodyIdleTimeoutMs: 400 },
     );
+  });
+  it("leaves nothing behind on a keep-alive connection, one request with a body after another", async () => {
+    // Each watch used to leave a 'close' listener on the socket: with a client's keep-alive pool,
+    // a leak per request and Node's MaxListeners warning after the tenth.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await withEmulator(async (emu) => {
+        const { hostname, port } = new URL(emu.baseUrl);
+        const reused: boolean[] = [];
+        for (let i = 0; i < 30; i++) {
+          const body = JSON.stringify({ name: `keepalive-${i}.example` });
+          const status = await new Promise<number>((done, fail) => {
+            const req = request(
+              {
+                host: hostname,
+                port,
+                method: "POST",
+                path: "/dns/zones",
+                agent,
+                headers: { authorization: emu.apiKey, "content-type": "application/json" },
+              },
+              (res) => {
+                res.resume();
+                res.on("end", () => done(res.statusCode ?? 0));
+              },
+            );
+            req.on("error", fail);
+            req.end(body);
+            reused.push(req.reusedSocket);
+          });
+          expect(status).toBe(201);
+        }
+        expect(reused.filter(Boolean)).toHaveLength(29);
+      });
+      // Warnings are emitted on the next tick.
+      await pause(10);
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      agent.destroy();
+      process.off("warning", onWarning);
+    }
   });
 });
