@@ -229,24 +229,30 @@ describe("serialized providers of an installed package", () => {
   });
 });
 
-it("an older state's serialized provider (every method by value) still loads and delegates", async () => {
+// Older states keep the provider text they were written with: each must still load and delegate.
+it.each([
   // Recorded from version 0.1.0, before the shim modules: it loads `bucketProvider` by export name.
-  const text = await readFile(join(__dirname, "fixtures/serialized-provider-0.1.0-bucket.txt"), "utf8");
-  expect(text).toContain('require("pulumi-cloudplatform/provider")[exportName]');
-  const provider = load(text);
-  const result = await provider["check"]?.({}, { __logicalName: "Old" });
-  expect(result?.["failures"]).toEqual([]);
-  expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(/^old-[a-z0-9]{7}$/);
-});
-
-it("a state written with Pulumi's closure of the shim module (before the one-line text) still loads", async () => {
+  [
+    "an older state's serialized provider (every method by value)",
+    "serialized-provider-0.1.0-bucket.txt",
+    'require("pulumi-cloudplatform/provider")[exportName]',
+    "Old",
+  ],
   // Recorded at commit 5399579: 267 bytes, a closure returning the required shim module.
-  const text = await readFile(join(__dirname, "fixtures/serialized-provider-shim-closure-bucket.txt"), "utf8");
-  expect(text).toContain('require("pulumi-cloudplatform/shims/bucketProvider")');
+  [
+    "a state written with Pulumi's closure of the shim module (before the one-line text)",
+    "serialized-provider-shim-closure-bucket.txt",
+    'require("pulumi-cloudplatform/shims/bucketProvider")',
+    "Older",
+  ],
+])("%s still loads and delegates", async (_what, fixture, marker, logicalName) => {
+  const text = await readFile(join(__dirname, "fixtures", fixture), "utf8");
+  expect(text).toContain(marker);
   const provider = load(text);
-  const result = await provider["check"]?.({}, { __logicalName: "Older" });
+  const result = await provider["check"]?.({}, { __logicalName: logicalName });
   expect(result?.["failures"]).toEqual([]);
-  expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(/^older-[a-z0-9]{7}$/);
+  const prefix = logicalName.toLowerCase();
+  expect((result?.["inputs"] as Record<string, unknown>)["name"]).toMatch(new RegExp(`^${prefix}-[a-z0-9]{7}$`));
 });
 
 it("a program that declares resources loads neither the API client nor its HTTP and schema libraries", async () => {
