@@ -4,6 +4,7 @@
  * resources (`dynamic.ts`) and the executable provider (`plugin/`). Cores see plain JSON only: no
  * Pulumi Output, no secret wrappers, no engine types.
  */
+import { createHash } from "node:crypto";
 import type { ApiClient } from "./client.js";
 import type { SettingName, Settings } from "./config.js";
 import type { ResourceTable } from "./fields.js";
@@ -181,14 +182,27 @@ export interface ResourceCore<I, O> {
   delete(ctx: CallContext, id: string, state: O): Promise<void>;
 }
 
-/** Input carrying the resource's logical name: the SDK classes set it, the dynamic host reads it. */
+/**
+ * Input carrying the resource's logical name, in states written before the provider text named
+ * the resource (sdk/shim.ts): the dynamic host still reads it, and writes it back for those states.
+ */
 export const nameKey = "__logicalName";
 
 /**
- * Input carrying the resource's stack, `<organization>/<project>/<stack>`: dynamic providers are not
- * told the URN, and the recovery journal is kept per stack. The SDK classes set it.
+ * Input carrying the resource's stack, `<organization>/<project>/<stack>`, in states written before
+ * the provider text named the stack's journal (sdk/shim.ts); read like `nameKey`.
  */
 export const stackKey = "__stack";
+
+/**
+ * The key of a stack's recovery journal (journal.ts): 16 hex digits of the SHA-256 of the stack's
+ * name as its host knows it (`<organization>/<project>/<stack>` for the dynamic SDK, `<project>/<stack>`
+ * from an executable provider's URN). The SDK writes it into each resource's provider text, so that
+ * every call of the dynamic host, read and delete included, knows its stack's journal.
+ */
+export function journalKey(stack: string): string {
+  return createHash("sha256").update(stack).digest("hex").slice(0, 16);
+}
 
 /**
  * The marker the dynamic-provider host gives an input whose value is not known during preview

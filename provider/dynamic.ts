@@ -1,16 +1,24 @@
 /**
  * The dynamic-provider host adapter: serves a `ResourceCore` as a `pulumi.dynamic.ResourceProvider`
- * through the host layer (host.ts). What is its own: the host keys of the property bag (the logical
- * name the SDK classes pass, and `__provider`, which a partial state must carry back), and plain
- * JSON both ways (the engine cannot serialize `undefined`).
+ * through the host layer (host.ts). What is its own: which resource a call is about, plain JSON both
+ * ways (the engine cannot serialize `undefined`), and `__provider`, which a partial state must carry
+ * back.
+ *
+ * Dynamic providers are not told the URN. The SDK's provider text names the resource and the key
+ * of its stack's journal (sdk/shim.ts), so every call knows them, read and delete included, from
+ * the state's `__provider` alone: `providerFor` serves such a text. States written before that
+ * carried the two as inputs and outputs (`__logicalName`, `__stack`); the providers of their texts
+ * (`toDynamicProvider` without a resource) read them there and keep writing them.
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as log from "@pulumi/pulumi/log";
 import { hasEngine } from "@pulumi/pulumi/runtime/settings";
 import { settingNames } from "./config.js";
 import type { Logger, ResourceCore } from "./core.js";
-import { nameKey, stackKey } from "./core.js";
-import { Host, providerKey, splitHostKeys, type AnyCore } from "./host.js";
+import { journalKey, nameKey, stackKey } from "./core.js";
+import { UnknownTypeError } from "./errors.js";
+import { Host, providerKey, splitHostKeys, type AnyCore, type Call } from "./host.js";
+import { cores } from "./resources/all.js";
 
 type Bag = Record<string, unknown>;
 
@@ -34,82 +42,115 @@ export async function configure(req: dynamic.ConfigureRequest): Promise<void> {
   processHost.configure(stackConfig(req));
 }
 
-/** What a bag says about its resource beyond its properties (host.ts `splitHostKeys`). */
-interface Identity {
+/** The resource a provider text names (sdk/shim.ts): its logical name and its stack's journal key. */
+export interface Resource {
   readonly name: string;
-  readonly stack: string;
+  /** Empty when the program ran outside a deployment (no stack, no journal). */
+  readonly journal: string;
+}
+
+/** What a call is about, and how its answers become the engine's property bags. */
+interface Served {
+  readonly call: Call;
+  readonly bag: (value: object) => Bag;
+}
+
+/** `value` as plain JSON: `undefined` dropped, which the engine cannot serialize. */
+function plainJson(value: object): Bag {
+  return JSON.parse(JSON.stringify(value)) as Bag;
 }
 
 /**
- * Plain JSON with the logical name and the stack, so that later calls (which get only the state)
- * know them too: `undefined` dropped, which the engine cannot serialize.
+ * Which resource a call is about: the one the provider text names, else (a state written before
+ * the text named it) the host keys of the new bag, or of the old one where the new one lacks them.
+ * The latter are written back into every bag, so that later calls of such a state, which get only
+ * the state, find them again.
  */
-function plain(value: object, who: Identity): Bag {
+function served(core: AnyCore, resource: Resource | undefined, news: Bag | undefined, olds?: Bag): Served {
+  if (resource !== undefined) return { call: { core, ...resource }, bag: plainJson };
+  const n = splitHostKeys(news);
+  const o = olds === undefined ? undefined : splitHostKeys(olds);
+  const name = n.name || (o?.name ?? "");
+  const stack = n.stack || (o?.stack ?? "");
   return {
-    ...(JSON.parse(JSON.stringify(value)) as Bag),
-    [nameKey]: who.name,
-    ...(who.stack === "" ? {} : { [stackKey]: who.stack }),
+    call: { core, name, journal: stack === "" ? "" : journalKey(stack) },
+    bag: (value) => ({ ...plainJson(value), [nameKey]: name, ...(stack === "" ? {} : { [stackKey]: stack }) }),
   };
 }
 
-/** The new bag's identity, the old one's where the new one lacks it (state written by an older version). */
-function identity(news: Identity, olds?: Identity): Identity {
-  return { name: news.name || (olds?.name ?? ""), stack: news.stack || (olds?.stack ?? "") };
-}
-
-export function toDynamicProvider<I, O>(core: ResourceCore<I, O>, host: Host = processHost): dynamic.ResourceProvider {
-  const served = core as unknown as AnyCore;
+/**
+ * Serves `core` as a dynamic provider. `resource`: the resource this provider serves, named by its
+ * provider text; without it, each call learns it from the host keys of its property bags.
+ */
+export function toDynamicProvider<I, O>(
+  core: ResourceCore<I, O>,
+  host: Host = processHost,
+  resource?: Resource,
+): dynamic.ResourceProvider {
+  const anyCore = core as unknown as AnyCore;
   return {
     async configure(req: dynamic.ConfigureRequest) {
       host.configure(stackConfig(req));
     },
 
     async check(olds: Bag, news: Bag) {
-      const o = splitHostKeys(olds);
-      const n = splitHostKeys(news);
-      const who = identity(n, o);
-      const result = await host.check({ core: served, ...who }, o.props, n.props);
-      return { inputs: plain(result.inputs, who), failures: [...result.failures] };
+      const s = served(anyCore, resource, news, olds);
+      const result = await host.check(s.call, splitHostKeys(olds).props, splitHostKeys(news).props);
+      return { inputs: s.bag(result.inputs), failures: [...result.failures] };
     },
 
     async diff(id: string, olds: Bag, news: Bag) {
-      const o = splitHostKeys(olds);
-      const n = splitHostKeys(news);
-      const d = await host.diff({ core: served, ...identity(n, o) }, id, o.props, n.props);
+      const s = served(anyCore, resource, news, olds);
+      const d = await host.diff(s.call, id, splitHostKeys(olds).props, splitHostKeys(news).props);
       return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
     },
 
     async create(inputs: Bag) {
+      const s = served(anyCore, resource, inputs);
       const n = splitHostKeys(inputs);
-      const who = identity(n);
-      const partial = (outs: object) => ({ ...plain(outs, who), [providerKey]: n.provider });
-      const result = await host.create({ core: served, ...who }, n.props, partial);
-      return { id: result.id, outs: plain(result.outs, who) };
+      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: n.provider });
+      const result = await host.create(s.call, n.props, partial);
+      return { id: result.id, outs: s.bag(result.outs) };
     },
 
     async read(id: string, props?: Bag) {
-      const s = splitHostKeys(props);
-      const who = identity(s);
-      const result = await host.read({ core: served, ...who }, id, s.props);
+      const s = served(anyCore, resource, props);
+      const result = await host.read(s.call, id, splitHostKeys(props).props);
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
-        props: plain(result.outs, who),
-        ...(result.inputs === undefined ? {} : { inputs: plain(result.inputs, who) }),
+        props: s.bag(result.outs),
+        ...(result.inputs === undefined ? {} : { inputs: s.bag(result.inputs) }),
       };
     },
 
     async update(id: string, olds: Bag, news: Bag) {
-      const o = splitHostKeys(olds);
+      const s = served(anyCore, resource, news, olds);
       const n = splitHostKeys(news);
-      const who = identity(n, o);
-      const partial = (outs: object) => ({ ...plain(outs, who), [providerKey]: n.provider });
-      return { outs: plain(await host.update({ core: served, ...who }, id, o.props, n.props, partial), who) };
+      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: n.provider });
+      return { outs: s.bag(await host.update(s.call, id, splitHostKeys(olds).props, n.props, partial)) };
     },
 
     async delete(id: string, props: Bag) {
-      const s = splitHostKeys(props);
-      await host.delete({ core: served, ...identity(s) }, id, s.props);
+      const s = served(anyCore, resource, props);
+      await host.delete(s.call, id, splitHostKeys(props).props);
     },
   };
+}
+
+const coreByType = new Map(cores.map((core) => [core.table.type, core]));
+
+/**
+ * The provider of one resource, as the SDK's provider text names it (sdk/shims/resource.ts): its
+ * type (`Bucket`), logical name, and stack's journal key (empty outside a deployment).
+ */
+export function providerFor(type: string, name: string, journal = ""): dynamic.ResourceProvider {
+  const core = coreByType.get(type);
+  if (core === undefined) {
+    throw new UnknownTypeError(
+      `the cloudplatform provider has no resource type "${type}"`,
+      `Known types: ${[...coreByType.keys()].join(", ")}. Upgrade pulumi-cloudplatform to the version the program uses.`,
+    );
+  }
+  return toDynamicProvider(core, processHost, { name, journal });
 }

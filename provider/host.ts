@@ -18,12 +18,12 @@ export type AnyCore = ResourceCore<unknown, unknown>;
 
 /**
  * What a call is about: the resource's core, its logical name (empty when the engine does not say),
- * and its stack (`<organization>/<project>/<stack>`, for the recovery journal; absent when unknown).
+ * and the key of its stack's recovery journal (core.ts `journalKey`; absent when unknown).
  */
 export interface Call {
   readonly core: AnyCore;
   readonly name: string;
-  readonly stack?: string;
+  readonly journal?: string;
 }
 
 /** Where the engine keeps the serialized provider of a dynamic resource, beside the inputs. */
@@ -35,8 +35,8 @@ export interface HostOptions {
   /** Transport and retry options of the API client (tests: a dispatcher, instant retries). */
   readonly client?: ClientOptions;
   readonly clock?: Clock;
-  /** The recovery journal of a stack (tests: one in a temporary directory). @default the stack's directory under PULUMI_HOME */
-  readonly journal?: (stack: string) => Journal;
+  /** The recovery journal of a journal key (tests: one in a temporary directory). @default its directory under PULUMI_HOME */
+  readonly journal?: (key: string) => Journal;
 }
 
 /** Turns the partial state a core kept (plain JSON) into the engine's properties. */
@@ -50,8 +50,9 @@ export interface ReadAnswer {
 }
 
 /**
- * The host keys of a dynamic resource's property bag: the logical name the SDK classes pass
- * (`__logicalName`) and the serialized provider (`__provider`), split from what the core sees.
+ * The host keys of a dynamic resource's property bag, split from what the core sees: the
+ * serialized provider (`__provider`), and in states written before the provider text named the
+ * resource, its logical name (`__logicalName`) and stack (`__stack`).
  */
 export function splitHostKeys(bag: Record<string, unknown> | undefined) {
   const props: Props = {};
@@ -87,7 +88,7 @@ export class Host {
   }
 
   /** The context of one call. `log` replaces the host's logger (tests record lines with it). */
-  context(type: string, name: string, log: Logger = this.log, stack = ""): CallContext {
+  context(type: string, name: string, log: Logger = this.log, journalKey = ""): CallContext {
     const client = () => this.client();
     const memory = this.memory;
     return {
@@ -102,7 +103,7 @@ export class Host {
       },
       configured: (setting) => this.config.raw(setting),
       useApiKey: (key) => this.config.useRotatedApiKey(key),
-      journal: this.journal(stack),
+      journal: this.journal(journalKey),
       memo<T>(key: string, make: () => T): T {
         if (!memory.has(key)) memory.set(key, make());
         return memory.get(key) as T;
@@ -111,12 +112,12 @@ export class Host {
   }
 
   /** One journal per stack; none for a call that does not say its stack. */
-  private journal(stack: string): Journal {
-    if (stack === "") return noJournal;
-    let journal = this.journals.get(stack);
+  private journal(key: string): Journal {
+    if (key === "") return noJournal;
+    let journal = this.journals.get(key);
     if (journal === undefined) {
-      journal = this.options.journal?.(stack) ?? new FileJournal(journalDir(stack), this.log.warn);
-      this.journals.set(stack, journal);
+      journal = this.options.journal?.(key) ?? new FileJournal(journalDir(key), this.log.warn);
+      this.journals.set(key, journal);
     }
     return journal;
   }
@@ -183,7 +184,7 @@ export class Host {
   private async run<T>(call: Call, toEngine: ToEngine | undefined, body: (ctx: CallContext) => T | Promise<T>) {
     const type = call.core.table.type;
     try {
-      return await body(this.context(type, call.name, this.log, call.stack));
+      return await body(this.context(type, call.name, this.log, call.journal));
     } catch (err) {
       const annotated = annotate(err, type, call.name);
       if (toEngine === undefined || !isPartial(annotated)) throw annotated;

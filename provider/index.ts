@@ -1,7 +1,9 @@
 /**
  * Runtime entry `pulumi-cloudplatform/provider`: what the serialized provider shims of the SDK
  * `require` in the provider host, plus the lookup functions and the building blocks for other hosts.
- * Each `<type>Provider` is the dynamic provider of one resource; the SDK shims look them up by name.
+ * `providerFor(type, name, journal)` serves the provider text of every resource the SDK declares
+ * (sdk/shim.ts); each `<type>Provider` serves the texts of states written before that text named
+ * the resource (the per-type shims look them up by name).
  */
 // First: it speeds up loading every module below (compile-cache.ts).
 import "./compile-cache.js";
@@ -18,7 +20,7 @@ export const bucketProvider = toDynamicProvider(bucketCore);
 export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
 export const transcriptProvider = toDynamicProvider(transcriptCore);
 
-export { configure, toDynamicProvider } from "./dynamic.js";
+export { configure, providerFor, toDynamicProvider } from "./dynamic.js";
 export { nameKey } from "./core.js";
 export { Host } from "./host.js";
 export type { HostOptions } from "./host.js";

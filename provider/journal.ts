@@ -102,10 +102,10 @@ export const noJournal: Journal = {
   quiet: async () => undefined,
 };
 
-/** Where the journal of `stack` (`<organization>/<project>/<stack>`) lives. */
-export function journalDir(stack: string, env: NodeJS.ProcessEnv = process.env): string {
+/** Where the journal whose key is `key` (core.ts `journalKey`) lives. */
+export function journalDir(key: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = env["PULUMI_HOME"] || join(homedir(), ".pulumi");
-  return join(home, "cloudplatform", "journal", createHash("sha256").update(stack).digest("hex").slice(0, 16));
+  return join(home, "cloudplatform", "journal", key);
 }
 
 function fileOf(type: string, name: string): string {

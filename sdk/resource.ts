@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nameKey, stackKey } from "../provider/core.js";
+import { journalKey } from "../provider/core.js";
 import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
 import { providerText } from "./shim.js";
 
@@ -17,10 +17,9 @@ export type CustomResourceArgs = [
 /**
  * A resource of this package as a dynamic resource of type
  * `pulumi-nodejs:dynamic/cloudplatform:<type>`, as its field table declares it: the program's inputs
- * taken from `args`, every output the provider fills, the secret outputs marked, the logical name
- * for the provider's messages, and the provider's text (shim.ts), served by the provider export
- * `<type>Provider` (`ApiKey` → `apiKeyProvider`). `extra` carries inputs the SDK takes in another
- * form (a Transcript's `source`).
+ * taken from `args`, every output the provider fills, the secret outputs marked, and the provider's
+ * text (shim.ts), which names the resource and its stack's recovery journal. `extra` carries inputs
+ * the SDK takes in another form (a Transcript's `source`).
  *
  * Each class extends `pulumi.CustomResource` itself and passes these arguments to it, as a
  * dynamic resource would after serializing its provider: Pulumi records the stack of every
@@ -34,11 +33,14 @@ export function customResourceArgs(
   opts: pulumi.CustomResourceOptions | undefined,
   extra: Record<string, unknown> = {},
 ): CustomResourceArgs {
-  const exportName = `${table.type[0]?.toLowerCase()}${table.type.slice(1)}Provider`;
   return [
     `pulumi-nodejs:dynamic/cloudplatform:${table.type}`,
     name,
-    { ...props(table, name, args), ...extra, [providerKey]: providerText(exportName) },
+    {
+      ...props(table, args),
+      ...extra,
+      [providerKey]: providerText(table.type, name, stackJournal()),
+    },
     options(table, opts),
   ];
 }
@@ -48,16 +50,26 @@ export function customResourceArgs(
  * ones included, so that check refuses a misspelt property at preview (a JavaScript program is not
  * type-checked, and a dropped argument would pass silently); arguments the SDK takes in another
  * form (`sdk` in the table) travel as that form in `extra`. Outputs the provider fills are declared
- * as undefined, and the host keys say which resource of which stack this is.
+ * as undefined.
  */
-function props(table: ResourceTable, name: string, args: object): Record<string, unknown> {
+function props(table: ResourceTable, args: object): Record<string, unknown> {
   const sdkForms = new Set(Object.values(table.fields).flatMap((f) => (f.sdk === undefined ? [] : [f.sdk.name])));
   const bag: Record<string, unknown> = {};
   for (const input of programInputs(table)) if (table.fields[input]?.sdk === undefined) bag[input] = undefined;
   for (const [key, value] of Object.entries(args)) if (!sdkForms.has(key)) bag[key] = value;
   for (const output of computedOutputs(table)) if (!(output in bag)) bag[output] = undefined;
+  return bag;
+}
+
+/** The last stack named, and its journal key: a program declares all its resources on one stack. */
+let lastJournal: { stack: string; key: string } | undefined;
+
+/** The journal key of the stack the program deploys (`journalKey`); undefined outside a deployment. */
+function stackJournal(): string | undefined {
   const stack = stackIdentity();
-  return { ...bag, [nameKey]: name, ...(stack === undefined ? {} : { [stackKey]: stack }) };
+  if (stack === undefined) return undefined;
+  if (lastJournal?.stack !== stack) lastJournal = { stack, key: journalKey(stack) };
+  return lastJournal.key;
 }
 
 /**

@@ -2,23 +2,14 @@
  * The resources this host serves, by type token `cloudplatform:index:<Type>`: the same cores the
  * dynamic host serves, nothing re-implemented.
  */
+import { journalKey } from "../core.js";
 import { UnknownTypeError } from "../errors.js";
-import type { AnyCore, Call } from "../host.js";
-import { apiKeyCore } from "../resources/apiKey.js";
-import { bucketCore } from "../resources/bucket.js";
-import { bucketCredentialCore } from "../resources/bucketCredential.js";
-import { dnsZoneCore } from "../resources/dnsZone.js";
-import { transcriptCore } from "../resources/transcript/index.js";
+import type { Call } from "../host.js";
+import { cores } from "../resources/all.js";
+
+export { cores };
 
 export const packageName = "cloudplatform";
-
-export const cores: readonly AnyCore[] = [
-  apiKeyCore,
-  dnsZoneCore,
-  bucketCore,
-  bucketCredentialCore,
-  transcriptCore,
-] as unknown as readonly AnyCore[];
 
 export function tokenOf(type: string): string {
   return `${packageName}:index:${type}`;
@@ -48,5 +39,5 @@ export function coreFor(urn: string): Call {
       `Known types: ${[...byToken.keys()].join(", ")}. Upgrade the provider if the program expects a newer one.`,
     );
   }
-  return { core, name, stack };
+  return { core, name, journal: stack === "" ? "" : journalKey(stack) };
 }

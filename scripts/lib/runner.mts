@@ -26,8 +26,11 @@ export interface StackRef {
   readonly stackName: string;
 }
 
-/** "cancel" is `pulumi cancel`: it releases the lock a killed `up` leaves on the stack. */
-export type Operation = "up" | "preview" | "refresh" | "destroy" | "export" | "cancel";
+/**
+ * "cancel" is `pulumi cancel`: it releases the lock a killed `up` leaves on the stack. "import" is
+ * `pulumi stack import` of the request's `stateFile` (a `pulumi stack export`, e.g. edited).
+ */
+export type Operation = "up" | "preview" | "refresh" | "destroy" | "export" | "import" | "cancel";
 
 export interface RunRequest extends StackRef {
   readonly op: Operation;
@@ -35,6 +38,8 @@ export interface RunRequest extends StackRef {
   readonly config?: Readonly<Record<string, ConfigEntry>>;
   /** Removed before the operation. */
   readonly removeConfig?: readonly string[];
+  /** The deployment that op "import" puts in the stack's place. */
+  readonly stateFile?: string;
 }
 
 /** One step the engine planned or performed, from its resource pre-events. */
@@ -129,6 +134,15 @@ async function exportWithoutSecrets(ref: StackRef): Promise<string> {
   return stdout;
 }
 
+async function importState(ref: StackRef & { readonly stateFile?: string }): Promise<void> {
+  if (ref.stateFile === undefined) throw new Error("import needs a stateFile");
+  const binDir = pulumiBinDir();
+  await run(path.join(binDir, "pulumi"), ["stack", "import", "--stack", ref.stackName, "--file", ref.stateFile], {
+    cwd: ref.workDir,
+    env: { ...process.env, ...engineEnv(ref.stateDir, binDir) },
+  });
+}
+
 /** Where the engine's progress goes: nowhere, unless CLOUDPLATFORM_RUNNER_VERBOSE is set or a caller asks. */
 export interface RunOptions {
   readonly onOutput?: (text: string) => void;
@@ -147,6 +161,10 @@ export async function runOperation(
   const { op } = request;
   try {
     if (op === "export") return { op, ok: true, exported: await exportWithoutSecrets(request) };
+    if (op === "import") {
+      await importState(request);
+      return { op, ok: true };
+    }
     const stack = await openStack(request, projectName);
     if (request.config && Object.keys(request.config).length > 0) {
       await stack.setAllConfig(

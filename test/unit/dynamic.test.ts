@@ -5,7 +5,20 @@ import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { apiKey, base, host, journal, recorder, s3, stack, testHost, thrown, useApi, type Logged } from "./support.js";
+import {
+  apiKey,
+  base,
+  host,
+  journal,
+  recorder,
+  s3,
+  stack,
+  stackJournal,
+  testHost,
+  thrown,
+  useApi,
+  type Logged,
+} from "./support.js";
 const providerText = "exports.handler = __f0; /* serialized shim */";
 
 describe("dynamic host adapter", () => {
@@ -106,7 +119,7 @@ describe("dynamic host adapter", () => {
     expect(err.message).not.toContain(secret);
   });
 
-  it("carries the stack the SDK names through check, create and the state, for the stack's journal", async () => {
+  it("carries the stack a state written before the provider text named it holds, for the stack's journal", async () => {
     const b = bucket();
     const checked = await b.check!({}, { __logicalName: "logs", __stack: stack, __provider: providerText });
     expect(checked.inputs).toMatchObject({ __logicalName: "logs", __stack: stack });
@@ -166,5 +179,72 @@ describe("dynamic host adapter", () => {
     );
     expect(err).toMatchObject({ id: "x", properties: { a: "half", __provider: providerText, __logicalName: "t" } });
     expect(err.message).toContain('Thing "t": second step failed');
+  });
+});
+
+describe("the provider of a resource its provider text names", () => {
+  useApi();
+  const text = "exports.handler=()=>require(...).of(...)";
+  const logs = () => toDynamicProvider(bucketCore, host(), { name: "logs", journal: stackJournal });
+
+  it("names the resource and keeps its stack's journal through check, create, read and delete, with no host key in any bag", async () => {
+    const b = logs();
+    const checked = await b.check!({}, { __provider: text, storageClass: "Standard" });
+    expect(Object.keys(checked.inputs).filter((k) => k.startsWith("__"))).toEqual([]);
+    expect(String(checked.inputs["name"])).toMatch(/^logs-[a-z0-9]{7}$/);
+    nock(base)
+      .post("/object-storage/buckets")
+      .reply(201, { id: "bkt_1", name: String(checked.inputs["name"]) });
+    const made = await b.create({ ...checked.inputs, __provider: text });
+    expect(Object.keys(made.outs).filter((k) => k.startsWith("__"))).toEqual([]);
+    expect(journal().find("Bucket", "logs", base)).toMatchObject({ state: "created", id: "bkt_1" });
+    // A refresh gets only the state: the text alone tells it which journal entry the state now holds.
+    nock(base)
+      .get("/object-storage/buckets")
+      .reply(200, [{ id: "bkt_1", name: checked.inputs["name"], storage_class: "Standard" }]);
+    const read = await b.read!("bkt_1", { ...made.outs, __provider: text });
+    expect(read.id).toBe("bkt_1");
+    expect(Object.keys(read.props ?? {}).filter((k) => k.startsWith("__"))).toEqual([]);
+    expect(journal().find("Bucket", "logs", base)).toBeUndefined();
+    nock(base)
+      .delete("/object-storage/buckets/bkt_1")
+      .reply(409, { error: { code: "bucket_not_empty" } });
+    const err = await thrown(() => b.delete!("bkt_1", { ...made.outs, __provider: text }));
+    expect(err.message).toMatch(/^Bucket "logs": DELETE \/object-storage\/buckets\/bkt_1 failed with 409/);
+  });
+
+  it("takes over a state written with host keys: the text's name wins, and the keys are not written again", async () => {
+    const olds = {
+      __logicalName: "logs",
+      __stack: stack,
+      __provider: 'exports.handler = () => require("pulumi-cloudplatform/shims/bucketProvider");\n',
+      name: "logs-1",
+      storageClass: "Standard",
+      forceDestroy: false,
+      adopt: false,
+      bucketId: "bkt_1",
+      s3Endpoint: s3,
+      region: "us-east-1",
+      adopted: false,
+    };
+    const news = { __provider: text, name: "logs-1", storageClass: "Standard", forceDestroy: true, adopt: false };
+    const b = logs();
+    expect(await b.diff!("bkt_1", olds, news)).toMatchObject({ changes: true, replaces: [] });
+    const updated = await b.update!("bkt_1", olds, news);
+    expect(updated.outs).toMatchObject({ bucketId: "bkt_1", forceDestroy: true });
+    expect(Object.keys(updated.outs ?? {}).filter((k) => k.startsWith("__"))).toEqual([]);
+  });
+
+  it("is what providerFor serves, by type name; an unknown type is refused with the known ones", async () => {
+    const { providerFor } = await import("../../provider/dynamic.js");
+    expect(typeof providerFor("BucketCredential", "w", stackJournal).create).toBe("function");
+    let thrownError: (Error & { code?: string }) | undefined;
+    try {
+      providerFor("Database", "db");
+    } catch (err) {
+      thrownError = err as Error & { code?: string };
+    }
+    expect(thrownError?.code).toBe("CLOUDPLATFORM_UNKNOWN_TYPE");
+    expect(thrownError?.message).toContain("BucketCredential");
   });
 });

@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { journalKey } from "../../provider/core.js";
 import { FileJournal, journalDir, writerAlive, type JournalEntry } from "../../provider/journal.js";
 
 const platform = "http://api.cloudplatform.test";
@@ -22,11 +24,14 @@ afterEach(() => {
 });
 
 describe("the recovery journal", () => {
-  it("lives under PULUMI_HOME, one directory per stack", () => {
-    const a = journalDir("org/proj/dev", { PULUMI_HOME: "/home/u/.pulumi-x" });
-    expect(a).toMatch(/^\/home\/u\/\.pulumi-x\/cloudplatform\/journal\/[0-9a-f]{16}$/);
-    expect(journalDir("org/proj/prod", { PULUMI_HOME: "/home/u/.pulumi-x" })).not.toBe(a);
-    expect(journalDir("org/proj/dev", {})).toContain(join(".pulumi", "cloudplatform", "journal"));
+  it("lives under PULUMI_HOME, one directory per stack, where earlier versions kept it", () => {
+    const a = journalDir(journalKey("org/proj/dev"), { PULUMI_HOME: "/home/u/.pulumi-x" });
+    // The directory of earlier versions (the first 16 hex digits of the stack name's SHA-256): an
+    // interrupted run's journal is found by the version that runs next.
+    const before = createHash("sha256").update("org/proj/dev").digest("hex").slice(0, 16);
+    expect(a).toBe(`/home/u/.pulumi-x/cloudplatform/journal/${before}`);
+    expect(journalDir(journalKey("org/proj/prod"), { PULUMI_HOME: "/home/u/.pulumi-x" })).not.toBe(a);
+    expect(journalDir(journalKey("org/proj/dev"), {})).toContain(join(".pulumi", "cloudplatform", "journal"));
   });
 
   it("records a create before it is sent, then its id, keeping when it started and what it recorded", () => {

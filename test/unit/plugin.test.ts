@@ -6,7 +6,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type * as plugin from "@pulumi/pulumi/provider";
-import { unknownValue } from "../../provider/core.js";
+import { journalKey, unknownValue } from "../../provider/core.js";
 import { FileJournal } from "../../provider/journal.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
 import { parseUrn } from "../../provider/plugin/cores.js";
@@ -56,7 +56,7 @@ describe("dispatch on the type token", () => {
     h.configure({ "cloudplatform:baseUrl": base, "cloudplatform:s3Url": s3, "cloudplatform:apiKey": apiKey });
     nock(base).post("/dns/zones").reply(201, { id: "zone_1", name: "example.com", nameservers: [] });
     await createProvider({ version: "1.2.3", host: h }).create!(urn("DnsZone", "main"), { name: "example.com" });
-    expect(stacks).toEqual(["proj/dev"]);
+    expect(stacks).toEqual([journalKey("proj/dev")]);
     expect(journal.find("DnsZone", "main", base)).toMatchObject({ state: "created", id: "zone_1" });
     rmSync(journal.dir, { recursive: true, force: true });
   });

@@ -1,7 +1,9 @@
 // What the SDK classes hand the provider: every argument the program gave (a JavaScript program's
-// misspelt property reaches check, which refuses it at preview), and the stack for the journal.
+// misspelt property reaches check, which refuses it at preview), and a provider text that names the
+// resource and its stack's journal.
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
+import { journalKey } from "../../provider/core.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import { ctx } from "./support.js";
@@ -39,10 +41,14 @@ describe("SDK classes", () => {
     expect(failures[0]?.reason).toContain("name");
   });
 
-  it("pass the stack as <organization>/<project>/<stack> beside the logical name", async () => {
+  it("name the resource and its stack's journal (<organization>/<project>/<stack>) in the provider text alone", async () => {
     const { BucketCredential } = await import("../../sdk/bucketCredential.js");
     await settled(new BucketCredential("cred", { bucketId: "bkt_1" }).urn);
-    expect(registered.get("cred")).toMatchObject({ __logicalName: "cred", __stack: "acme/project/dev" });
+    const inputs = registered.get("cred") ?? {};
+    expect(inputs["__provider"]).toBe(
+      `exports.handler=()=>require("pulumi-cloudplatform/shims/resource").of("BucketCredential","cred","${journalKey("acme/project/dev")}")`,
+    );
+    expect(Object.keys(inputs).filter((k) => k.startsWith("__"))).toEqual(["__provider"]);
   });
 
   it("pass a bucketId of the wrong type through, refused as such rather than as missing", async () => {

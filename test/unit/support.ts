@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
-import type { CallContext, Logger } from "../../provider/core.js";
+import { journalKey, type CallContext, type Logger } from "../../provider/core.js";
 import { Host, type HostOptions } from "../../provider/host.js";
 import { FileJournal, noJournal } from "../../provider/journal.js";
 import type { BucketOutputs } from "../../provider/resources/bucket.js";
@@ -70,8 +70,9 @@ export function journal(): FileJournal {
   return currentJournal;
 }
 
-/** The stack a context of `ctx` belongs to when it uses the test's journal. */
+/** The stack a context of `ctx` belongs to when it uses the test's journal, and its journal key. */
 export const stack = "organization/project/dev";
+export const stackJournal = journalKey(stack);
 
 /**
  * A call context of the test's host that records what it logs. With `withStack`, the call belongs
@@ -83,7 +84,7 @@ export function ctx(
   type = "Test",
   withStack = false,
 ): CallContext & { logs: Logged[] } {
-  return Object.assign(host().context(type, name, recorder(logs), withStack ? stack : ""), { logs });
+  return Object.assign(host().context(type, name, recorder(logs), withStack ? stackJournal : ""), { logs });
 }
 
 export function configureDefaults(extra: Record<string, string> = {}): void {
@@ -101,7 +102,7 @@ export function useApi(): void {
     nock.disableNetConnect();
     const journalled = new FileJournal(mkdtempSync(join(tmpdir(), "cloudplatform-journal-")));
     currentJournal = journalled;
-    current = testHost({ journal: (s) => (s === stack ? journalled : noJournal) });
+    current = testHost({ journal: (key) => (key === stackJournal ? journalled : noJournal) });
     configureDefaults();
   });
   afterEach(() => {

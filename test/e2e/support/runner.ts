@@ -1,7 +1,7 @@
 // Drives scripts/lib/runner-cli.mts in child processes: the Pulumi programs run in plain Node, never
 // inside vitest's transformed module graph (which would be serialized into __provider).
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 // Types only (erased at run time): vitest never loads the runner's modules, which run in children.
@@ -61,7 +61,12 @@ export class ExampleStack {
     return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
   }
 
-  private run(op: string, config: Config = {}, removeConfig: readonly string[] = []): Promise<RunResult> {
+  private run(
+    op: string,
+    config: Config = {},
+    removeConfig: readonly string[] = [],
+    more: Record<string, unknown> = {},
+  ): Promise<RunResult> {
     return callRunner<RunResult>({
       op,
       workDir: this.workDir,
@@ -69,6 +74,7 @@ export class ExampleStack {
       stackName: "e2e",
       config: { ...this.baseConfig, ...config },
       removeConfig,
+      ...more,
     });
   }
 
@@ -101,6 +107,13 @@ export class ExampleStack {
   }
   async exportState(): Promise<string> {
     return (await this.runOk("export")).exported ?? "";
+  }
+  /** `pulumi stack import` of `exported` (what `exportState` gave, e.g. edited). */
+  async importState(exported: string): Promise<void> {
+    const stateFile = path.join(this.rootDir, "import.json");
+    await writeFile(stateFile, exported);
+    const result = await this.run("import", {}, [], { stateFile });
+    if (!result.ok) throw new Error(`pulumi stack import of ${this.example} failed:\n${result.error ?? ""}`);
   }
 
   async dispose(): Promise<void> {

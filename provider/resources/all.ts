@@ -1,0 +1,18 @@
+/**
+ * Every resource core, once: what each host serves (the dynamic SDK by type name, the executable
+ * provider by type token). A new resource is one entry here.
+ */
+import type { AnyCore } from "../host.js";
+import { apiKeyCore } from "./apiKey.js";
+import { bucketCore } from "./bucket.js";
+import { bucketCredentialCore } from "./bucketCredential.js";
+import { dnsZoneCore } from "./dnsZone.js";
+import { transcriptCore } from "./transcript/index.js";
+
+export const cores: readonly AnyCore[] = [
+  apiKeyCore,
+  dnsZoneCore,
+  bucketCore,
+  bucketCredentialCore,
+  transcriptCore,
+] as unknown as readonly AnyCore[];

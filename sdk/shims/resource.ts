@@ -1,0 +1,8 @@
+/** The serialized provider of every resource the SDK declares: `of(type, name, journal)` (see ../shim.ts). */
+import type * as pulumi from "@pulumi/pulumi";
+import { lazyProvider, runtimeEntry } from "../shim.js";
+
+/** The provider of the resource `name` of type `type`, on the stack whose journal key is `journal`. */
+export function of(type: string, name: string, journal?: string): Required<pulumi.dynamic.ResourceProvider> {
+  return lazyProvider(() => runtimeEntry().providerFor(type, name, journal));
+}

@@ -1,0 +1,100 @@
+// A stack written by the version before the provider text named its resources (through 648af61:
+// the per-type shim line, and the logical name and stack as `__logicalName` / `__stack` in every
+// bag) keeps working with this one: no change planned, refresh, an in-place update and destroy all
+// go through, with the real engine against the emulator. The old state is this version's own,
+// rewritten to the old shape (what `pulumi stack export` showed of it then), and imported.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { changesOtherThanSame, ExampleStack, output } from "./support/runner.js";
+import { accessFrom, roundTrip } from "./support/s3.js";
+
+interface StateResource {
+  urn: string;
+  type: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  propertyDependencies?: Record<string, string[]>;
+}
+interface Exported {
+  deployment: { resources: StateResource[] };
+}
+
+const ours = (r: StateResource) => r.type.startsWith("pulumi-nodejs:dynamic/cloudplatform:");
+
+/** The state as the version before wrote it: the per-type shim line, the host keys in both bags. */
+function asWrittenBefore(exported: string, stack: string): string {
+  const state = JSON.parse(exported) as Exported;
+  for (const r of state.deployment.resources.filter(ours)) {
+    const type = r.type.split(":").pop() ?? "";
+    const text = `exports.handler = () => require("pulumi-cloudplatform/shims/${type[0]?.toLowerCase()}${type.slice(1)}Provider");\n`;
+    const keys = { __logicalName: r.urn.split("::").pop(), __provider: text, __stack: stack };
+    r.inputs = { ...r.inputs, ...keys };
+    r.outputs = { ...r.outputs, ...keys };
+    r.propertyDependencies = { ...r.propertyDependencies, __logicalName: [], __stack: [] };
+  }
+  return JSON.stringify(state);
+}
+
+describe("a stack written before the provider text named its resources", () => {
+  let emulator: Emulator;
+  let stack: ExampleStack;
+  let accessKeyId: string;
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
+    const up = await stack.up();
+    accessKeyId = output(up, "accessKeyId");
+    const exported = await stack.exportState();
+    await stack.importState(asWrittenBefore(exported, "organization/cloudplatform-credential-lifecycle/e2e"));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  it("holds the old shape after the import (the test's premise)", async () => {
+    const state = JSON.parse(await stack.exportState()) as Exported;
+    const bucket = state.deployment.resources.find((r) => r.type.endsWith(":Bucket"));
+    expect(bucket?.outputs).toMatchObject({
+      __logicalName: "uploads",
+      __stack: "organization/cloudplatform-credential-lifecycle/e2e",
+      __provider: 'exports.handler = () => require("pulumi-cloudplatform/shims/bucketProvider");\n',
+    });
+  });
+
+  it("plans no change, and the up after it changes nothing", async () => {
+    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await stack.up())).toEqual({});
+  });
+
+  it("refreshes through the old text the outputs still hold, finding no drift", async () => {
+    const state = JSON.parse(await stack.exportState()) as Exported;
+    const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
+    // A `same` step keeps the old outputs: their text is the per-type shim line, read by its host keys.
+    expect(String(credential?.outputs?.["__provider"])).toContain("shims/bucketCredentialProvider");
+    expect(String(credential?.inputs?.["__provider"])).toContain('.of("BucketCredential","uploader",');
+    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+  });
+
+  it("deactivates and rotates in place, and writes the state in the new shape", async () => {
+    const deactivated = await stack.up({ "cloudplatform-credential-lifecycle:active": { value: "false" } });
+    expect(deactivated.changes).toMatchObject({ update: 1 });
+    const rotated = await stack.up({
+      "cloudplatform-credential-lifecycle:active": { value: "true" },
+      "cloudplatform-credential-lifecycle:rotation": { value: "2" },
+    });
+    expect(output(rotated, "accessKeyId")).toBe(accessKeyId);
+    expect(await roundTrip(accessFrom(rotated))).toBe("ok");
+    const state = JSON.parse(await stack.exportState()) as Exported;
+    const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
+    expect(Object.keys(credential?.outputs ?? {}).filter((k) => k.startsWith("__"))).toEqual(["__provider"]);
+    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+  });
+
+  it("destroys through the old text of the bucket's outputs, leaving the emulator empty", async () => {
+    const destroyed = await stack.destroy();
+    expect(destroyed.changes?.delete ?? 0).toBe(3);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
