@@ -46,6 +46,12 @@ export class ProviderConfig {
   private configured: Record<string, string> = {};
   private rotatedApiKey: string | undefined;
   private warnedBoth = false;
+  /**
+   * The last settings resolved, and the environment they were resolved in; kept until configure()
+   * changes a value, the key is rotated or the environment changes: a provider process asks for
+   * them in every call (hundreds in a refresh).
+   */
+  private resolved: { settings: Settings; environment: string } | undefined;
 
   /** `fallback` is asked for keys `configure()` did not set; the environment comes after both. */
   constructor(private readonly fallback: ConfigLookup = pulumiConfigLookup) {}
@@ -54,7 +60,10 @@ export class ProviderConfig {
   configure(values: Record<string, string | undefined>): void {
     const clean: Record<string, string> = {};
     for (const [key, value] of Object.entries(values)) if (typeof value === "string") clean[key] = value;
+    // The dynamic host configures each provider text it loads, with the same stack config.
+    if (JSON.stringify(clean) === JSON.stringify(this.configured)) return;
     this.configured = clean;
+    this.resolved = undefined;
   }
 
   /** One setting as configured, not validated. */
@@ -68,7 +77,11 @@ export class ProviderConfig {
       if (!this.warnedBoth) onWarning?.(message);
       this.warnedBoth = true;
     };
-    return resolveSettings(this.lookup, once, this.rotatedApiKey);
+    const environment = settingsEnvironment();
+    if (this.resolved?.environment !== environment) {
+      this.resolved = { settings: resolveSettings(this.lookup, once, this.rotatedApiKey), environment };
+    }
+    return this.resolved.settings;
   }
 
   /**
@@ -78,9 +91,15 @@ export class ProviderConfig {
   useRotatedApiKey(key: string): void {
     registerSecret(key);
     this.rotatedApiKey = key;
+    this.resolved = undefined;
   }
 
   private readonly lookup: ConfigLookup = (key) => this.configured[key] ?? this.fallback(key);
+}
+
+/** Every environment variable settings are read from, as one string. */
+function settingsEnvironment(): string {
+  return JSON.stringify([process.env["PULUMI_CONFIG"], ...settingNames.map((n) => process.env[settingTable[n].env])]);
 }
 
 function pulumiConfigEnv(): Record<string, string> {

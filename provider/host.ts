@@ -6,7 +6,7 @@
  * `PartialCreateError` into the engine's partially-created state, and apply the core's import rules.
  */
 import { ApiClient, type ClientOptions } from "./client.js";
-import { ProviderConfig } from "./config.js";
+import { ProviderConfig, type Settings } from "./config.js";
 import type { CallContext, CheckFailure, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
 import { nameKey, stackKey, systemClock } from "./core.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
@@ -73,7 +73,7 @@ export class Host {
   private readonly config = new ProviderConfig();
   private readonly log: Logger;
   private readonly clock: Clock;
-  private cached: { key: string; client: ApiClient } | undefined;
+  private cached: { settings: Settings; client: ApiClient } | undefined;
   private readonly journals = new Map<string, Journal>();
   private readonly memory = new Map<string, unknown>();
 
@@ -125,10 +125,9 @@ export class Host {
   /** Built for the settings read now, and rebuilt when they change (e.g. after the provider rotated its own key). */
   private client(): ApiClient {
     const settings = this.config.settings((m) => this.log.warn(m));
-    const key = JSON.stringify(settings);
-    if (this.cached?.key !== key) {
+    if (this.cached?.settings !== settings) {
       const options = { clock: this.clock, onRetry: this.log.warn, ...this.options.client };
-      this.cached = { key, client: new ApiClient(settings, options) };
+      this.cached = { settings, client: new ApiClient(settings, options) };
     }
     return this.cached.client;
   }

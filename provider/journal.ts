@@ -154,6 +154,14 @@ export class FileJournal implements Journal {
    * Without it, every `held` of a credential read the whole journal: N² reads for N resources.
    */
   private inFlight: Map<string, JournalEntry> | undefined;
+  /**
+   * The files of the journal, listed once on first need and kept up to date by this process's own
+   * writes, so that `held` reads only the entries that exist: it is called for every resource of
+   * every deployment, and almost always finds none. A file another process writes meanwhile (a
+   * killed CLI's provider finishing a create) is not listed: `held` then keeps an entry it could have
+   * removed, which the next run's `held` removes.
+   */
+  private listed: Set<string> | undefined;
 
   constructor(
     readonly dir: string,
@@ -190,6 +198,7 @@ export class FileJournal implements Journal {
 
   held(type: string, name: string, id: string): void {
     const file = fileOf(type, name);
+    if (!this.files().has(file)) return;
     const entry = this.read(file);
     if (entry === undefined || entry.id !== id || entry.state === "held") return;
     if (entry.bucketId !== undefined && this.creatingOn(entry.platform, entry.bucketId).length > 0) {
@@ -230,6 +239,17 @@ export class FileJournal implements Journal {
       );
     }
     return [...this.inFlight.values()].filter((e) => e.platform === platform && e.bucketId === bucketId);
+  }
+
+  private files(): Set<string> {
+    if (this.listed === undefined) {
+      try {
+        this.listed = new Set(readdirSync(this.dir));
+      } catch {
+        this.listed = new Set();
+      }
+    }
+    return this.listed;
   }
 
   private stamp(type: string, name: string, platform: string) {
@@ -294,6 +314,7 @@ export class FileJournal implements Journal {
       mkdirSync(this.dir, { recursive: true });
       writeFileSync(temporary, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
       renameSync(temporary, file);
+      this.listed?.add(name);
       if (entry.state === "creating") this.inFlight?.set(name, entry);
       else this.inFlight?.delete(name);
     } catch (err) {
@@ -308,6 +329,7 @@ export class FileJournal implements Journal {
 
   private remove(file: string): void {
     this.inFlight?.delete(file);
+    this.listed?.delete(file);
     try {
       // unlink, not rm: rm's directory handling costs a millisecond per call, once per resource.
       unlinkSync(join(this.dir, file));

@@ -44,6 +44,25 @@ describe("settings", () => {
     expect(s.s3Url).toBe("http://s3-env.test");
   });
 
+  it("resolves once for the calls of a run, again when configure(), a rotation or the environment changes a value", () => {
+    const values = { "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey };
+    config.configure(values);
+    const first = config.settings();
+    // The dynamic host configures every provider text it loads with the same stack config.
+    config.configure({ ...values });
+    expect(config.settings()).toBe(first);
+    config.configure({ ...values, "cloudplatform:s3Url": "http://s3.test" });
+    const second = config.settings();
+    expect(second).not.toBe(first);
+    expect(second.s3Url).toBe("http://s3.test");
+    config.useRotatedApiKey("cp-rotatedKey_0123456789");
+    expect(config.settings().auth).toEqual({ kind: "apiKey", value: "cp-rotatedKey_0123456789" });
+    const third = config.settings();
+    process.env["CLOUDPLATFORM_API_URL"] = "http://transcripts.test";
+    expect(config.settings()).not.toBe(third);
+    expect(config.settings().apiUrl).toBe("http://transcripts.test");
+  });
+
   it("reads namespaced keys through the host's configure() request", async () => {
     const values: Record<string, string> = { "cloudplatform:baseUrl": base, "cloudplatform:token": token };
     const host = testHost();

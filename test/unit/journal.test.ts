@@ -86,6 +86,17 @@ describe("the recovery journal", () => {
     expect(j.find("Bucket", "logs", platform)).toBeUndefined();
   });
 
+  it("drops an earlier run's entry, and its own written after it first looked (it lists the journal once)", () => {
+    journal().created("Bucket", "logs", platform, "bkt_1");
+    const next = journal();
+    next.held("Bucket", "other", "bkt_2");
+    next.held("Bucket", "logs", "bkt_1");
+    expect(next.find("Bucket", "logs", platform)).toBeUndefined();
+    next.created("Bucket", "mine", platform, "bkt_3");
+    next.held("Bucket", "mine", "bkt_3");
+    expect(next.find("Bucket", "mine", platform)).toBeUndefined();
+  });
+
   it("keeps a held credential while another create on its bucket may need it to tell its own apart", () => {
     const j = journal();
     j.creating("BucketCredential", "cred-0", platform, { bucketId: "b1", before: [] });
