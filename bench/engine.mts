@@ -44,21 +44,30 @@ const soak = (buckets: number, zones: number, prefix: string): Record<string, Co
 
 const fullCycle: readonly Operation[] = ["preview", "up", "refresh", "destroy"];
 
+/**
+ * The floor's stack config: its own keys, and those of the buckets' stack, which it does not read.
+ * The engine stores the whole stack config in the default provider's state and rewrites it with
+ * every step, so each side carries the same: a ratio then tells only what the resources cost.
+ */
+const floorConfig = (n: number, round: number, emulator: RunningEmulator, pairs: boolean) => ({
+  ...connection(emulator),
+  ...soak(n / 2, 0, `bench-b${n}-r${round}`),
+  "cloudplatform-bench-floor:resources": { value: String(n) },
+  ...(pairs ? { "cloudplatform-bench-floor:pairs": { value: "true" } } : {}),
+});
+
 const variants: readonly Variant[] = [
   {
     name: "floor",
     program: { name: "floor", root: path.join(repoRoot, "bench", "programs") },
-    config: (n) => ({ "cloudplatform-bench-floor:resources": { value: String(n) } }),
+    config: (n, round, emulator) => floorConfig(n, round, emulator, false),
     then: fullCycle,
   },
   {
     // The floor in the buckets' dependency shape (bench/programs/floor): a reference in the details.
     name: "floor-pairs",
     program: { name: "floor", root: path.join(repoRoot, "bench", "programs") },
-    config: (n) => ({
-      "cloudplatform-bench-floor:resources": { value: String(n) },
-      "cloudplatform-bench-floor:pairs": { value: "true" },
-    }),
+    config: (n, round, emulator) => floorConfig(n, round, emulator, true),
     then: ["destroy"],
   },
   {
