@@ -14,7 +14,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as log from "@pulumi/pulumi/log";
 import { hasEngine } from "@pulumi/pulumi/runtime/settings";
 import { settingNames } from "./config.js";
-import type { Logger, ResourceCore } from "./core.js";
+import type { Logger, Props, ResourceCore } from "./core.js";
 import { journalKey, nameKey, stackKey } from "./core.js";
 import { UnknownTypeError } from "./errors.js";
 import { Host, providerKey, splitHostKeys, type AnyCore, type Call } from "./host.js";
@@ -49,9 +49,14 @@ export interface Resource {
   readonly journal: string;
 }
 
-/** What a call is about, and how its answers become the engine's property bags. */
+/** What a call is about, its bags as the core sees them, and how its answers become bags again. */
 interface Served {
   readonly call: Call;
+  /** The call's (new) bag and, for check, diff and update, the old one, without host keys. */
+  readonly props: Props;
+  readonly olds: Props;
+  /** The bag's `__provider`, which a partial state carries back. */
+  readonly provider: unknown;
   readonly bag: (value: object) => Bag;
 }
 
@@ -62,17 +67,19 @@ function plainJson(value: object): Bag {
 
 /**
  * Which resource a call is about: the one the provider text names, else (a state written before
- * the text named it) the host keys of the new bag, or of the old one where the new one lacks them.
- * The latter are written back into every bag, so that later calls of such a state, which get only
- * the state, find them again.
+ * the text named it) the host keys of the bag, or of the old one where the bag lacks them. The
+ * latter are written back into every bag, so that later calls of such a state, which get only the
+ * state, find them again.
  */
-function served(core: AnyCore, resource: Resource | undefined, news: Bag | undefined, olds?: Bag): Served {
-  if (resource !== undefined) return { call: { core, ...resource }, bag: plainJson };
-  const n = splitHostKeys(news);
-  const o = olds === undefined ? undefined : splitHostKeys(olds);
-  const name = n.name || (o?.name ?? "");
-  const stack = n.stack || (o?.stack ?? "");
+function served(core: AnyCore, resource: Resource | undefined, bag: Bag | undefined, old?: Bag): Served {
+  const n = splitHostKeys(bag);
+  const o = splitHostKeys(old);
+  const split = { props: n.props, olds: o.props, provider: n.provider };
+  if (resource !== undefined) return { ...split, call: { core, ...resource }, bag: plainJson };
+  const name = n.name || o.name;
+  const stack = n.stack || o.stack;
   return {
+    ...split,
     call: { core, name, journal: stack === "" ? "" : journalKey(stack) },
     bag: (value) => ({ ...plainJson(value), [nameKey]: name, ...(stack === "" ? {} : { [stackKey]: stack }) }),
   };
@@ -95,27 +102,26 @@ export function toDynamicProvider<I, O>(
 
     async check(olds: Bag, news: Bag) {
       const s = served(anyCore, resource, news, olds);
-      const result = await host.check(s.call, splitHostKeys(olds).props, splitHostKeys(news).props);
+      const result = await host.check(s.call, s.olds, s.props);
       return { inputs: s.bag(result.inputs), failures: [...result.failures] };
     },
 
     async diff(id: string, olds: Bag, news: Bag) {
       const s = served(anyCore, resource, news, olds);
-      const d = await host.diff(s.call, id, splitHostKeys(olds).props, splitHostKeys(news).props);
+      const d = await host.diff(s.call, id, s.olds, s.props);
       return { changes: d.changes, replaces: [...d.replaces], deleteBeforeReplace: d.deleteBeforeReplace };
     },
 
     async create(inputs: Bag) {
       const s = served(anyCore, resource, inputs);
-      const n = splitHostKeys(inputs);
-      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: n.provider });
-      const result = await host.create(s.call, n.props, partial);
+      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: s.provider });
+      const result = await host.create(s.call, s.props, partial);
       return { id: result.id, outs: s.bag(result.outs) };
     },
 
     async read(id: string, props?: Bag) {
       const s = served(anyCore, resource, props);
-      const result = await host.read(s.call, id, splitHostKeys(props).props);
+      const result = await host.read(s.call, id, s.props);
       if (result === undefined) return { id: "", props: {} };
       return {
         id: result.id,
@@ -126,14 +132,13 @@ export function toDynamicProvider<I, O>(
 
     async update(id: string, olds: Bag, news: Bag) {
       const s = served(anyCore, resource, news, olds);
-      const n = splitHostKeys(news);
-      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: n.provider });
-      return { outs: s.bag(await host.update(s.call, id, splitHostKeys(olds).props, n.props, partial)) };
+      const partial = (outs: object) => ({ ...s.bag(outs), [providerKey]: s.provider });
+      return { outs: s.bag(await host.update(s.call, id, s.olds, s.props, partial)) };
     },
 
     async delete(id: string, props: Bag) {
       const s = served(anyCore, resource, props);
-      await host.delete(s.call, id, splitHostKeys(props).props);
+      await host.delete(s.call, id, s.props);
     },
   };
 }

@@ -61,15 +61,10 @@ function props(table: ResourceTable, args: object): Record<string, unknown> {
   return bag;
 }
 
-/** The last stack named, and its journal key: a program declares all its resources on one stack. */
-let lastJournal: { stack: string; key: string } | undefined;
-
 /** The journal key of the stack the program deploys (`journalKey`); undefined outside a deployment. */
 function stackJournal(): string | undefined {
   const stack = stackIdentity();
-  if (stack === undefined) return undefined;
-  if (lastJournal?.stack !== stack) lastJournal = { stack, key: journalKey(stack) };
-  return lastJournal.key;
+  return stack === undefined ? undefined : journalKey(stack);
 }
 
 /**
