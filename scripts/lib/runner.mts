@@ -124,9 +124,10 @@ function collectSteps(steps: Step[]): (event: automation.EngineEvent) => void {
   };
 }
 
-async function exportWithoutSecrets(ref: StackRef): Promise<string> {
+/** Runs the CLI itself (`pulumi <args>`) on the stack's backend; its stdout. */
+async function pulumiCli(ref: StackRef, args: readonly string[]): Promise<string> {
   const binDir = pulumiBinDir();
-  const { stdout } = await run(path.join(binDir, "pulumi"), ["stack", "export", "--stack", ref.stackName], {
+  const { stdout } = await run(path.join(binDir, "pulumi"), [...args, "--stack", ref.stackName], {
     cwd: ref.workDir,
     env: { ...process.env, ...engineEnv(ref.stateDir, binDir) },
     maxBuffer: 64 * 1024 * 1024,
@@ -134,13 +135,13 @@ async function exportWithoutSecrets(ref: StackRef): Promise<string> {
   return stdout;
 }
 
+function exportWithoutSecrets(ref: StackRef): Promise<string> {
+  return pulumiCli(ref, ["stack", "export"]);
+}
+
 async function importState(ref: StackRef & { readonly stateFile?: string }): Promise<void> {
   if (ref.stateFile === undefined) throw new Error("import needs a stateFile");
-  const binDir = pulumiBinDir();
-  await run(path.join(binDir, "pulumi"), ["stack", "import", "--stack", ref.stackName, "--file", ref.stateFile], {
-    cwd: ref.workDir,
-    env: { ...process.env, ...engineEnv(ref.stateDir, binDir) },
-  });
+  await pulumiCli(ref, ["stack", "import", "--file", ref.stateFile]);
 }
 
 /** Where the engine's progress goes: nowhere, unless CLOUDPLATFORM_RUNNER_VERBOSE is set or a caller asks. */
