@@ -58,10 +58,15 @@ describe("an interrupted deployment", () => {
 
   /**
    * Starts `up` and SIGKILLs the CLI or the program once the platform has received `atWrites` writes,
-   * each answer held back a little so that creates are in flight. Returns the killed run's processes.
+   * each answer held back `latencyMs` so that creates are in flight. Returns the killed run's processes.
    */
-  async function killedUp(stack: SoakStack, victim: "cli" | "program", atWrites: number): Promise<Proc[]> {
-    await platform.setFaults({ latencyMs: 300 });
+  async function killedUp(
+    stack: SoakStack,
+    victim: "cli" | "program",
+    atWrites: number,
+    latencyMs = 300,
+  ): Promise<Proc[]> {
+    await platform.setFaults({ latencyMs });
     const running = stack.start("up", config);
     try {
       for (;;) {
@@ -122,15 +127,16 @@ describe("an interrupted deployment", () => {
 
   it("converges on another machine with cloudplatform-recover --yes between pulumi cancel and pulumi up", async () => {
     const stack = await freshStack();
-    // The machine is gone, and its journal with it.
-    await endAll(await killedUp(stack, "cli", 6));
+    // The machine is gone, and its journal with it. The first 6 writes are the buckets and zones,
+    // sent together: the kill must land while their answers are held back, not in the moment between
+    // them and the credentials' creates, when nothing is in flight (a CLI and `ps` slowed by a busy
+    // machine took longer than 300 ms to get there). Hence answers held back 2 s here.
+    await endAll(await killedUp(stack, "cli", 6, 2_000));
     await rm(path.join(stack.stateDir, "home", "cloudplatform"), { recursive: true, force: true });
     if (await stack.isLocked()) await ok(stack, "cancel");
-    const before = compare(
-      declaration,
-      await platform.inventory(),
-      holdingsFromExport((await stack.run("export")).exported ?? "{}"),
-    );
+    const held = holdingsFromExport((await stack.run("export")).exported ?? "{}");
+    expect(held.pending["creating"] ?? 0, "the killed up left creates pending in the stack").toBeGreaterThan(0);
+    const before = compare(declaration, await platform.inventory(), held);
     const recovered = await run(
       path.join(example.workDir, "node_modules", ".bin", "cloudplatform-recover"),
       ["--yes", "--stack", "e2e"],
