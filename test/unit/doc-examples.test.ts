@@ -43,6 +43,7 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
   );
   if (config === undefined) throw new Error(`cannot read ${configFile}`);
   const files = new Map(Object.entries(sources).map(([name, text]) => [join(root, "test", name), text]));
+  const names = new Map(Object.keys(sources).map((name) => [join(root, "test", name), name]));
   const host = ts.createCompilerHost(config.options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
@@ -57,8 +58,7 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
   const found: Record<string, string[]> = Object.fromEntries(Object.keys(sources).map((name) => [name, []]));
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
-    const name =
-      d.file === undefined ? undefined : Object.keys(sources).find((n) => join(root, "test", n) === d.file!.fileName);
+    const name = d.file === undefined ? undefined : names.get(d.file.fileName);
     const line = d.file === undefined ? 0 : d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1;
     // A diagnostic outside the examples (the SDK, the config) fails every example.
     for (const target of name === undefined ? Object.keys(sources) : [name]) {
