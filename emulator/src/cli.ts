@@ -29,6 +29,8 @@ Options:
                           connection without answering                        [0]
   --garble-rate <r>       process this share of API requests, then answer 200
                           with a body that is not JSON                        [0]
+  --fault-seed <n>        draw the faults from this seed (0 to 4294967295), so
+                          the same requests get the same faults               [random]
   --shape <name>          how API answers look: canonical, envelope, flat or
                           by-name (docs/api-contract.md §9.2)                 [canonical]
   --body-idle-timeout-ms <n>
@@ -65,6 +67,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "drop-rate": { type: "string" },
         "lose-rate": { type: "string" },
         "garble-rate": { type: "string" },
+        "fault-seed": { type: "string" },
         shape: { type: "string" },
         "body-idle-timeout-ms": { type: "string" },
         quiet: { type: "boolean" },
@@ -111,6 +114,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
       dropRate: num("drop-rate", values["drop-rate"], isRate),
       loseRate: num("lose-rate", values["lose-rate"], isRate),
       garbleRate: num("garble-rate", values["garble-rate"], isRate),
+      seed: num("fault-seed", values["fault-seed"], (n) => Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff),
     },
     shape,
     bodyIdleTimeoutMs: num(

@@ -18,6 +18,7 @@ export const faultConfigSchema = z
     garbleRate: z.number().min(0).max(1).default(0),
     routes: z.string().min(1).optional(),
     retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
+    seed: z.number().int().min(0).max(0xffff_ffff).optional(),
   })
   .refine((c) => totalRate(c) <= 1, {
     message: "dropRate, the status rates, loseRate and garbleRate must add up to at most 1",
@@ -55,17 +56,37 @@ export function parseStatusRates(text: string): Record<string, number> {
   return rates;
 }
 
+/**
+ * Mulberry32, a small public-domain generator: enough spread for fault rolls, and the same
+ * sequence for the same seed, so a test or a soak can replay the faults it saw.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+  };
+}
+
 export class FaultInjector {
   private config: FaultConfig = NO_FAULTS;
+  private roll: () => number;
 
-  constructor(private readonly random: () => number = Math.random) {}
+  constructor(private readonly random: () => number = Math.random) {
+    this.roll = random;
+  }
 
   get current(): FaultConfig {
     return this.config;
   }
 
+  /** A `seed` restarts its sequence at every `set`, so each setting replays the same rolls. */
   set(config: FaultConfig): void {
     this.config = config;
+    this.roll = config.seed === undefined ? this.random : seededRandom(config.seed);
   }
 
   /** Latency applies to every matching request; then at most one fault is drawn. */
@@ -93,7 +114,7 @@ export class FaultInjector {
       [loseRate, answerFaults ? { kind: "lose" } : { kind: "none" }],
       [garbleRate, answerFaults ? { kind: "garble" } : { kind: "none" }],
     ];
-    const roll = this.random();
+    const roll = this.roll();
     let cumulative = 0;
     for (const [rate, decision] of slices) {
       cumulative += rate;

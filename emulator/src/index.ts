@@ -55,6 +55,7 @@ export interface EmulatorOptions {
     readonly garbleRate?: number;
     readonly routes?: string;
     readonly retryAfterSeconds?: number;
+    readonly seed?: number;
   };
   /**
    * How the management and transcription answers look (docs/api-contract.md §9.2).

@@ -106,4 +106,40 @@ describe("answer faults", () => {
     // An area that cannot spoil an answer after processing serves that share normally.
     expect(faults.decide("PUT", "/bucket/key", false)).toEqual({ kind: "none" });
   });
+
+  it("replays the same faults for the same seed, from the start at every setting", () => {
+    const config = faultConfigSchema.parse({ dropRate: 0.2, loseRate: 0.2, garbleRate: 0.2, seed: 7 });
+    // The unseeded generator would be used without a seed: make it fail loudly if it is.
+    const faults = new FaultInjector(() => {
+      throw new Error("a seeded setting drew from the unseeded generator");
+    });
+    const draw = (n: number): string[] => Array.from({ length: n }, () => faults.decide("POST", "/x").kind);
+    faults.set(config);
+    const first = draw(200);
+    faults.set(config);
+    expect(draw(200)).toEqual(first);
+    faults.set({ ...config, seed: 8 });
+    expect(draw(200)).not.toEqual(first);
+    // The rolls are spread: each kind takes about its share (200 draws, 40 expected of each).
+    for (const kind of ["drop", "lose", "garble", "none"]) {
+      const count = first.filter((k) => k === kind).length;
+      expect(count, kind).toBeGreaterThan(kind === "none" ? 50 : 15);
+    }
+    faults.set(faultConfigSchema.parse({ loseRate: 0.5 }));
+    expect(() => faults.decide("POST", "/x")).toThrow("unseeded");
+  });
+
+  it("refuses a seed that is not an integer from 0 to 2^32 - 1", async () => {
+    await withEmulator(async (emu) => {
+      for (const seed of [-1, 1.5, 2 ** 32, "7"]) {
+        const res = await call(emu, "PUT", "/_emulator/faults", { auth: null, body: { loseRate: 0.1, seed } });
+        expect(res.status, JSON.stringify(seed)).toBe(400);
+      }
+      const res = await call(emu, "PUT", "/_emulator/faults", {
+        auth: null,
+        body: { loseRate: 0.1, seed: 2 ** 32 - 1 },
+      });
+      expect(res.status).toBe(200);
+    });
+  });
 });

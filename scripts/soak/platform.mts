@@ -13,6 +13,8 @@ export interface Faults {
   readonly garbleRate?: number;
   readonly routes?: string;
   readonly retryAfterSeconds?: number;
+  /** Replays the same rolls for the same sequence of requests (§9). */
+  readonly seed?: number;
 }
 
 export interface Stats {
