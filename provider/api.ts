@@ -96,7 +96,7 @@ function nextPath(
   next: string | undefined,
   seen: Set<string>,
 ): string | { why: string } {
-  if (next === undefined) return { why: "it gives no link to them" };
+  if (next === undefined) return { why: "it gives no link to them, nor a cursor, page number or offset" };
   const href = new URL(next, base + current).href;
   if (!href.startsWith(base)) return { why: "its next page is not under the base URL" };
   if (seen.has(href) || seen.size >= maxPages) return { why: "its pages do not end" };
@@ -104,10 +104,20 @@ function nextPath(
   return href.slice(base.length) || "/";
 }
 
+/** `path` with the first request's query and then the continuation's parameters. */
+function withQuery(path: string, ...queries: ReadonlyArray<Readonly<Record<string, string | undefined>>>): string {
+  const params = new URLSearchParams();
+  for (const query of queries) for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
+  const search = params.toString();
+  return search === "" ? path : `${path}?${search}`;
+}
+
 /**
  * Every item of a list, following its pages: the Link header's `next`, else a next link in the
- * body. The next page must be under the base URL (the credential is sent to no other address); a
- * list that says it continues without a link there fails, rather than hide objects that exist.
+ * body, else the body's cursor, page number or offset sent back as a query parameter (§2.3). The
+ * next page must be under the base URL (the credential is sent to no other address); a list that
+ * says it continues without any of these fails, rather than hide objects that exist, and so does
+ * one whose pages repeat (a platform that ignores the parameter answers the same page again).
  */
 async function listAll<T>(
   client: ApiClient,
@@ -118,14 +128,15 @@ async function listAll<T>(
   // As URL spells it (default port dropped, host in lower case), so that next links compare with it.
   const base = new URL(client.settings.baseUrl).href.replace(/\/$/, "");
   const items: T[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<string>([new URL(base + withQuery(path, query)).href]);
   let current = path;
   for (let first = true; ; first = false) {
     const res = await client.request({ method: "GET", path: current, ...(first ? { query } : {}), schema });
     items.push(...res.data.items);
-    const next = linkHeaderNext(res.headers["link"]) ?? res.data.next;
-    if (next === undefined && !res.data.more) return items;
-    const step = nextPath(base, current, next, seen);
+    const link = linkHeaderNext(res.headers["link"]) ?? res.data.next;
+    if (link === undefined && !res.data.more) return items;
+    const continued = res.data.nextQuery && base + withQuery(path, query, res.data.nextQuery);
+    const step = nextPath(base, current, link ?? continued, seen);
     if (typeof step !== "string") {
       throw new UnexpectedResponseError(
         `GET ${path}`,

@@ -27,23 +27,29 @@ export class ShapeProblem extends Error {}
 
 /** One object's fields, looked up by key form. */
 export class Fields {
-  private readonly byForm = new Map<string, unknown>();
+  /** Each key form's value, and the key as the body spells it. */
+  private readonly byForm = new Map<string, { readonly key: string; readonly value: unknown }>();
 
   constructor(readonly raw: Obj) {
     for (const [key, value] of Object.entries(raw)) {
       const form = keyForm(key);
       // A key spelled in its plain form (`id`) wins over other spellings of it (`Id`, `ID`).
-      if (!this.byForm.has(form) || key === form) this.byForm.set(form, value);
+      if (!this.byForm.has(form) || key === form) this.byForm.set(form, { key, value });
     }
   }
 
   /** The value of the first of `names` that `parse` accepts; absent, null and unparseable values are skipped. */
   read<T>(names: readonly string[], parse: (v: unknown) => T | undefined): T | undefined {
+    return this.entry(names, parse)?.value;
+  }
+
+  /** Like `read`, with the key as the body spells it (`nextPageToken` for `next_page_token`). */
+  entry<T>(names: readonly string[], parse: (v: unknown) => T | undefined): { key: string; value: T } | undefined {
     for (const name of names) {
-      const value = this.byForm.get(keyForm(name));
-      if (value === undefined || value === null) continue;
-      const parsed = parse(value);
-      if (parsed !== undefined) return parsed;
+      const found = this.byForm.get(keyForm(name));
+      if (found === undefined || found.value === undefined || found.value === null) continue;
+      const parsed = parse(found.value);
+      if (parsed !== undefined) return { key: found.key, value: parsed };
     }
     return undefined;
   }
@@ -225,49 +231,134 @@ export interface Page<T> {
   readonly items: T[];
   /** A link to the next page given in the body (absolute, or relative to the request). */
   readonly next: string | undefined;
-  /** The body says that more items exist, but gives no link to them. */
+  /**
+   * The query that asks for the next page, where the body gives a cursor, a page number or an
+   * offset instead of a link: added to the first request's query, on the same path.
+   */
+  readonly nextQuery: Readonly<Record<string, string>> | undefined;
+  /** The body says that more items exist (with or without a way to ask for them). */
   readonly more: boolean;
 }
 
 /** Where a body keeps its paging: at the top or in one of these objects. */
 const pagingHolders = ["links", "_links", "meta", "pagination", "paging", "page", "page_info", "response_metadata"];
 const nextNames = ["next", "next_url", "next_page_url", "next_link", "odata_next_link", "next_page", "next_href"];
+const moreFlags = ["has_more", "has_next", "has_next_page", "more"];
+const totalNames = ["total", "total_count", "total_items", "total_results", "total_size", "total_elements"];
+const pageCountNames = ["total_pages", "page_count", "pages", "last_page"];
+/** A cursor or token in the body, and the query parameter that sends it back (Slack, Google, AWS, S3…). */
+const cursorParams: ReadonlyArray<readonly [readonly string[], string]> = [
+  [["next_cursor"], "cursor"],
+  [["next_page_token"], "page_token"],
+  [["next_token"], "next_token"],
+  [["next_continuation_token", "continuation_token"], "continuation_token"],
+  [["cursor"], "cursor"],
+];
 
 function link(v: unknown): string | undefined {
   const s = text(v) ?? (isObj(v) ? new Fields(v).read(["href", "url"], text) : undefined);
   return s !== undefined && /^(https?:\/\/|\/|\?)/i.test(s) ? s : undefined;
 }
 
+/** `name` (snake_case) spelled as the body spells `sample`: `page_token` beside `nextPageToken` is `pageToken`. */
+function spelledLike(sample: string, name: string): string {
+  const words = name.split("_");
+  if (sample.includes("_") || !/[A-Z]/.test(sample)) return name;
+  const capital = (w: string): string => w.charAt(0).toUpperCase() + w.slice(1);
+  const camel = words.map((w, i) => (i === 0 ? w : capital(w))).join("");
+  return /^[A-Z]/.test(sample) ? capital(camel) : camel;
+}
+
+/** A whole number that is not negative (a page number, an offset). */
+function wholeNumber(v: unknown): number | undefined {
+  const n = amount(v);
+  return n !== undefined && Number.isInteger(n) ? n : undefined;
+}
+
+/**
+ * How to ask for the page after this one without a link, from one paging holder: a cursor or token
+ * (sent back under the matching parameter), a page number below the page count (1-based, or
+ * Spring's 0-based `page.number`), or an offset below the total (with the body's page size).
+ * `"last"`: the page number or offset says this is the last page, whatever a total says (a total
+ * counts every page's items, not this one's).
+ */
+function continuation(f: Fields, holder: string, held: number): Record<string, string> | "last" | undefined {
+  for (const [names, param] of cursorParams) {
+    const cursor = f.entry(names, text);
+    if (cursor !== undefined) return { [spelledLike(cursor.key, param)]: cursor.value };
+  }
+  const pages = f.read(pageCountNames, wholeNumber);
+  const page = f.entry(["page", "current_page", "page_number"], wholeNumber);
+  if (page !== undefined && pages !== undefined) {
+    if (page.value >= pages) return "last";
+    const param = keyForm(page.key) === "pagenumber" ? "page_number" : "page";
+    return { [spelledLike(page.key, param)]: String(page.value + 1) };
+  }
+  const zeroBased = holder === "page" ? f.read(["number"], wholeNumber) : undefined;
+  if (zeroBased !== undefined && pages !== undefined) {
+    return zeroBased + 1 >= pages ? "last" : { page: String(zeroBased + 1) };
+  }
+  const offset = f.entry(["offset", "skip", "start"], wholeNumber);
+  const total = f.read(totalNames, wholeNumber);
+  if (offset !== undefined && total !== undefined) {
+    if (offset.value + held >= total) return "last";
+    // An empty page before the total is reached: asking from the same offset again would loop.
+    if (held === 0) return undefined;
+    const limit = f.entry(["limit", "per_page", "page_size"], wholeNumber);
+    return {
+      [offset.key]: String(offset.value + held),
+      ...(limit !== undefined && limit.value > 0 ? { [limit.key]: String(limit.value) } : {}),
+    };
+  }
+  return undefined;
+}
+
 /** Whether the body says there is more than it holds (a flag, a cursor, a total, a page count). */
-function moreSignalled(f: Fields, count: number): boolean {
-  if (f.read(["has_more", "has_next", "has_next_page", "more"], flag) === true) return true;
-  if (f.read([...nextNames, "next_cursor", "next_page_token", "next_token", "continuation_token", "cursor"], text))
-    return true;
-  const total = f.read(["total", "total_count", "total_items", "total_results", "total_size"], amount);
-  if (total !== undefined && total > count) return true;
+function moreSignalled(f: Fields, held: number): boolean {
+  if (f.read(moreFlags, flag) === true) return true;
+  if (f.read([...nextNames, ...cursorParams.flatMap(([names]) => names)], text)) return true;
+  const total = f.read(totalNames, amount);
+  if (total !== undefined && total > held) return true;
   const page = f.read(["page", "current_page", "page_number"], amount);
-  const pages = f.read(["total_pages", "page_count", "pages", "last_page"], amount);
+  const pages = f.read(pageCountNames, amount);
   return page !== undefined && pages !== undefined && page < pages;
 }
 
-function pageOf<T>(raw: unknown, items: T[]): Page<T> {
-  if (!isObj(raw)) return { items, next: undefined, more: false };
+function pageOf<T>(raw: unknown, items: T[], rawItems: readonly unknown[]): Page<T> {
+  const none = { items, next: undefined, nextQuery: undefined };
+  if (!isObj(raw)) return { ...none, more: false };
   const top = new Fields(raw);
-  const holders = [
-    top,
-    ...pagingHolders.flatMap((h) => top.read([h], (v) => (isObj(v) ? [new Fields(v)] : undefined)) ?? []),
+  const holders: Array<{ name: string; fields: Fields }> = [
+    { name: "", fields: top },
+    ...pagingHolders.flatMap(
+      (h) => top.read([h], (v) => (isObj(v) ? [{ name: h, fields: new Fields(v) }] : undefined)) ?? [],
+    ),
   ];
-  for (const f of holders) {
-    const next = f.read(nextNames, link);
-    if (next !== undefined) return { items, next, more: true };
+  for (const { fields } of holders) {
+    const next = fields.read(nextNames, link);
+    if (next !== undefined) return { ...none, next, more: true };
   }
-  return { items, next: undefined, more: holders.some((f) => moreSignalled(f, items.length)) };
+  // A flag that says this is the last page wins over a cursor some platforms always send.
+  if (holders.some(({ fields }) => fields.read(moreFlags, flag) === false)) return { ...none, more: false };
+  for (const { name, fields } of holders) {
+    const nextQuery = continuation(fields, name, items.length);
+    if (nextQuery === "last") return { ...none, more: false };
+    if (nextQuery !== undefined) return { ...none, nextQuery, more: true };
+  }
+  // Stripe: `has_more` alone, and the next page starts after the last item's id.
+  const last = rawItems[rawItems.length - 1];
+  const lastId = isObj(last) ? new Fields(last).read(["id"], identifier) : undefined;
+  if (top.read(moreFlags, flag) === true && lastId !== undefined) {
+    return { ...none, nextQuery: { starting_after: lastId }, more: true };
+  }
+  return { ...none, more: holders.some(({ fields }) => moreSignalled(fields, items.length)) };
 }
 
 /** A list reader: every item must be readable (an item skipped could be taken for an object that is gone). */
 function listOf<T>(plurals: readonly string[], item: (raw: unknown) => T): (raw: unknown) => Page<T> {
   return (raw) => {
-    const items = findList(raw, plurals).map((entry, index) => {
+    const rawItems = findList(raw, plurals);
+    const items = rawItems.map((entry, index) => {
       try {
         return item(entry);
       } catch (err) {
@@ -275,7 +366,7 @@ function listOf<T>(plurals: readonly string[], item: (raw: unknown) => T): (raw:
         throw err;
       }
     });
-    return pageOf(raw, items);
+    return pageOf(raw, items, rawItems);
   };
 }
 

@@ -21,7 +21,7 @@ import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
 import { transcriptionApi } from "../../provider/resources/transcript/api.js";
-import type { ApiClient } from "../../provider/client.js";
+import { ApiClient } from "../../provider/client.js";
 import { readErrorBody, timestamp } from "../../provider/shapes.js";
 import { apiKey, base, bucketState, ctx, s3, testHost, thrown, token, useApi, type Logged } from "./support.js";
 
@@ -583,17 +583,117 @@ describe("§2.3 lists on several pages", () => {
     expect(read.outs?.active).toBe(false);
   });
 
+  const one = { id: "b1", name: "x" };
+  const two = { id: "b2", name: "y" };
   it.each([
-    ["has_more without a link", { object: "list", data: [{ id: "b1", name: "x" }], has_more: true }],
-    ["a cursor without a link", { buckets: [{ id: "b1", name: "x" }], nextPageToken: "abc" }],
-    ["a total above the items", { items: [{ id: "b1", name: "x" }], total: 2 }],
-    ["a page below the page count", { items: [{ id: "b1", name: "x" }], page: 1, total_pages: 2 }],
-    ["a next page on another host", { items: [{ id: "b1", name: "x" }], next: "https://elsewhere.example/b?p=2" }],
-  ])("fails on a list it cannot finish, rather than hide objects: %s", async (_, body) => {
-    nock(base).get(buckets).reply(200, body);
-    const err = await thrown(() => listBuckets(client()));
-    expect(err).toMatchObject({ code: "CLOUDPLATFORM_UNEXPECTED_RESPONSE", endpoint: `GET ${buckets}` });
-    expect(err.message).toContain("the list continues on further pages");
+    [
+      "Stripe's has_more: starting_after the last id",
+      { object: "list", data: [one], has_more: true },
+      { starting_after: "b1" },
+      { object: "list", data: [two], has_more: false },
+    ],
+    ["Google's nextPageToken", { buckets: [one], nextPageToken: "t2" }, { pageToken: "t2" }, { buckets: [two] }],
+    [
+      "Slack's response_metadata.next_cursor",
+      { items: [one], response_metadata: { next_cursor: "c2" } },
+      { cursor: "c2" },
+      { items: [two], response_metadata: { next_cursor: "" } },
+    ],
+    ["AWS's NextToken", { Buckets: [one], NextToken: "n2" }, { NextToken: "n2" }, { Buckets: [two] }],
+    [
+      "a page number below the page count",
+      { items: [one], page: 1, total_pages: 2 },
+      { page: "2" },
+      { items: [two], page: 2, total_pages: 2 },
+    ],
+    [
+      "Laravel's meta.current_page and last_page",
+      { data: [one], meta: { current_page: 1, last_page: 2 } },
+      { page: "2" },
+      { data: [two], meta: { current_page: 2, last_page: 2 } },
+    ],
+    [
+      "a camelCase pageNumber",
+      { items: [one], pageNumber: 1, totalPages: 2 },
+      { pageNumber: "2" },
+      { items: [two], pageNumber: 2, totalPages: 2 },
+    ],
+    [
+      "Spring's 0-based page.number",
+      { _embedded: { buckets: [one] }, page: { size: 1, totalElements: 2, totalPages: 2, number: 0 } },
+      { page: "1" },
+      { _embedded: { buckets: [two] }, page: { size: 1, totalElements: 2, totalPages: 2, number: 1 } },
+    ],
+    [
+      "an offset below the total, with its limit",
+      { items: [one], offset: 0, limit: 1, total: 2 },
+      { offset: "1", limit: "1" },
+      { items: [two], offset: 1, limit: 1, total: 2 },
+    ],
+    [
+      "a cursor beside has_more: false is the last page",
+      { items: [one], next_cursor: "c2", has_more: true },
+      { cursor: "c2" },
+      { items: [two], next_cursor: "c3", has_more: false },
+    ],
+  ])("follows a list without links: %s", async (_, first, nextQuery, second) => {
+    nock(base).get(buckets).reply(200, first).get(buckets).query(nextQuery).reply(200, second);
+    expect((await listBuckets(client())).map((b) => b.id)).toEqual(["b1", "b2"]);
+  });
+
+  it("keeps the lookup's own query on every page, and the base URL's path", async () => {
+    const prefixed = new ApiClient({ ...client().settings, baseUrl: `${base}/v2` });
+    nock(base)
+      .get(`/v2${buckets}`)
+      .query({ name: "x" })
+      .reply(200, { buckets: [one], next_cursor: "c2" })
+      .get(`/v2${buckets}`)
+      .query({ name: "x", cursor: "c2" })
+      .reply(200, { buckets: [{ ...two, name: "x" }] });
+    expect((await listBuckets(prefixed, "x")).map((b) => b.id)).toEqual(["b1", "b2"]);
+  });
+
+  it.each([
+    [
+      "has_more, items without an id",
+      { credentials: [{ access_key_id: "A" }], has_more: true },
+      "it gives no link to them, nor a cursor, page number or offset",
+    ],
+    [
+      "a total above the items, no offset",
+      { credentials: [{ access_key_id: "A" }], total: 2 },
+      "it gives no link to them, nor a cursor, page number or offset",
+    ],
+    [
+      "a next page on another host",
+      { credentials: [{ access_key_id: "A" }], next: "https://elsewhere.example/b?p=2" },
+      "its next page is not under the base URL",
+    ],
+  ])("fails on a list it cannot finish, rather than hide objects: %s", async (_, body, why) => {
+    nock(base).get(creds).reply(200, body);
+    const err = await thrown(() => listCredentials(client(), "bkt_1"));
+    expect(err).toMatchObject({ code: "CLOUDPLATFORM_UNEXPECTED_RESPONSE", endpoint: `GET ${creds}` });
+    expect(err.message).toContain(`the list continues on further pages, but ${why}`);
+  });
+
+  it("fails on a platform that ignores the page parameter, rather than read page 1 for ever", async () => {
+    nock(base)
+      .get(buckets)
+      .reply(200, { items: [one], page: 1, total_pages: 3 })
+      .get(buckets)
+      .query({ page: "2" })
+      .reply(200, { items: [one], page: 1, total_pages: 3 });
+    expect((await thrown(() => listBuckets(client()))).message).toContain("its pages do not end");
+  });
+
+  it("fails on a link back to the first page", async () => {
+    nock(base)
+      .get(buckets)
+      .reply(200, { items: [one], next: `${buckets}?p=2` })
+      .get(buckets)
+      .query({ p: "2" })
+      .reply(200, { items: [two], next: buckets });
+    expect((await thrown(() => listBuckets(client()))).message).toContain("its pages do not end");
   });
 
   it("stops a list whose pages link back", async () => {
