@@ -16,6 +16,8 @@ interface ApiServerDeps {
   readonly auth: Authenticator;
   readonly counter: RouteCounter;
   readonly logger: Logger;
+  /** Items per page of a list answer; 0 answers every list in one page (§9.3). */
+  readonly pageSize: number;
 }
 
 /** What a garbled answer looks like: a 200 that no JSON client can read, as a proxy's error page. */
@@ -59,7 +61,12 @@ export function createApiServer(deps: ApiServerDeps): {
       const reply = await dispatch(dispatchDeps, req, url);
       // The request was processed and its effect stored before either fault spoils the answer.
       if (fault === "lose") req.socket.destroy();
-      else writeAnswer(req, res, fault === "garble" ? GARBLED : shape.render(reply, directory));
+      else
+        writeAnswer(
+          req,
+          res,
+          fault === "garble" ? GARBLED : shape.render(reply, directory, { url, pageSize: deps.pageSize }),
+        );
     },
     refuse(req, res, status, message, headers) {
       const code = JSON_FAULT_CODES[status] ?? (status >= 500 ? "unavailable" : "injected_fault");

@@ -33,6 +33,8 @@ Options:
                           the same requests get the same faults               [random]
   --shape <name>          how API answers look: canonical, envelope, flat or
                           by-name (docs/api-contract.md §9.2)                 [canonical]
+  --page-size <n>         answer lists in pages of n items, each shape paging in
+                          its own way (§9.3; 0 = one page)                    [0]
   --body-idle-timeout-ms <n>
                           close a request whose body makes no progress this
                           long, with 408 (0 = never)                          [60000]
@@ -69,6 +71,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "garble-rate": { type: "string" },
         "fault-seed": { type: "string" },
         shape: { type: "string" },
+        "page-size": { type: "string" },
         "body-idle-timeout-ms": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -117,6 +120,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
       seed: num("fault-seed", values["fault-seed"], (n) => Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff),
     },
     shape,
+    pageSize: num("page-size", values["page-size"], (n) => Number.isInteger(n) && n >= 0),
     bodyIdleTimeoutMs: num(
       "body-idle-timeout-ms",
       values["body-idle-timeout-ms"],

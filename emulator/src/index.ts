@@ -63,6 +63,11 @@ export interface EmulatorOptions {
    */
   readonly shape?: ShapeName;
   /**
+   * Items per page of the management lists, each shape paging in its own way (docs/api-contract.md
+   * §9.3); 0 answers every list in one page. @default 0
+   */
+  readonly pageSize?: number;
+  /**
    * A request whose body makes no progress for this long is answered 408 and closed; a slow body
    * that keeps moving is never cut. 0 turns it off. @default 60000
    */
@@ -110,6 +115,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   let baseUrl = "";
   const shape = shapeNamed(options.shape ?? "canonical");
+  const pageSize = options.pageSize ?? 0;
+  if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize: ${pageSize} is not a whole number`);
   const bodyIdleTimeoutMs = options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS;
   const s3: S3Plane = createS3Plane({
     dataDir: objectsDir,
@@ -148,6 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     auth,
     counter: stats,
     logger,
+    pageSize,
   });
 
   const mainServer = createServer(

@@ -230,6 +230,8 @@ describe("parseCliOptions", () => {
       "4294967295",
       "--shape",
       "by-name",
+      "--page-size",
+      "25",
       "--body-idle-timeout-ms",
       "5000",
     ]);
@@ -256,6 +258,7 @@ describe("parseCliOptions", () => {
         seed: 4294967295,
       },
       shape: "by-name",
+      pageSize: 25,
       bodyIdleTimeoutMs: 5000,
     });
   });
@@ -276,6 +279,8 @@ describe("parseCliOptions", () => {
     ["--fault-seed", "4294967296"],
     ["--fault-seed", "1.5"],
     ["--shape", "xml"],
+    ["--page-size", "-1"],
+    ["--page-size", "2.5"],
     ["--body-idle-timeout-ms", "1.5"],
     ["--fault-rate", "503"],
     ["--balance-usd", "-1"],

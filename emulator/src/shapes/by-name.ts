@@ -17,7 +17,8 @@ const READ_ONE = new Set(["GET /object-storage/buckets/{bucketId}", "GET /dns/zo
 /**
  * A platform that keys everything by name: buckets and zones have no id and are addressed by name
  * in paths, with no route to read one; bodies are keyed by kind, camelCase, epoch-millisecond
- * timestamps; OAuth-style errors; the transcription endpoints take only `Bearer <api key>`.
+ * timestamps; OAuth-style errors; paged lists carry `nextPageToken`; the transcription endpoints
+ * take only `Bearer <api key>`.
  */
 export const byName = buildShape({
   name: "by-name",
@@ -38,7 +39,11 @@ export const byName = buildShape({
     const key = SINGULAR[kind];
     return key === undefined ? fields : { [key]: fields };
   },
-  list: (kind, items) => ({ [PLURAL[kind] ?? `${kind}s`]: items }),
+  paging: "token",
+  list: (kind, items, page) => ({
+    [PLURAL[kind] ?? `${kind}s`]: items,
+    ...(page?.nextToken ? { nextPageToken: page.nextToken } : {}),
+  }),
   stateSet: (_fields, summary) => jsonAnswer(200, { message: summary }),
   deleted: (summary) => jsonAnswer(202, { message: summary }),
   error: (error) => jsonAnswer(error.status, { error: error.code, error_description: error.message }, error.headers),

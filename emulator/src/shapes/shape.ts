@@ -1,4 +1,4 @@
-import type { ApiError } from "../api-error.js";
+import { ApiError } from "../api-error.js";
 import type { Fields, Kind, Reply } from "../replies.js";
 
 /**
@@ -44,7 +44,30 @@ export interface Shape {
   resolveId(kind: IdKind, segment: string, directory: Directory): string | undefined;
   /** The identifier a client sees for an object (also in the transcript webhook). */
   publicId(kind: IdKind, id: string): string | number;
-  render(reply: Reply, directory: Directory): WireAnswer;
+  /** `request`: the list request being answered, when lists are paged (`pageSize` above 0). */
+  render(reply: Reply, directory: Directory, request?: ListRequest): WireAnswer;
+}
+
+/** A list request, for paging (docs/api-contract.md §9.3). */
+export interface ListRequest {
+  readonly url: URL;
+  /** Items per page; 0 answers every list in one page. */
+  readonly pageSize: number;
+}
+
+/**
+ * How a shape asks for the next page of a list (§9.3): a `Link` header `rel="next"` to `?page=n`,
+ * a page number and count in the body (`?page=n`), or a token in the body (`?pageToken=t`).
+ */
+export type Paging = "link" | "page-number" | "token";
+
+/** One page of a paged list, for the shape to write into the body. */
+export interface ListPage {
+  /** 1-based. */
+  readonly page: number;
+  readonly pages: number;
+  /** With token paging: the token of the next page, absent on the last. */
+  readonly nextToken?: string;
 }
 
 export function jsonAnswer(status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): WireAnswer {
@@ -70,8 +93,10 @@ export interface ShapeRules {
   fields(kind: Kind, value: Fields, directory: Directory): Record<string, unknown>;
   /** The body of an answer carrying one object (its fields already spelled). */
   object(kind: Kind, fields: Record<string, unknown>): unknown;
-  /** The body of a list answer. */
-  list(kind: Kind, items: Record<string, unknown>[]): unknown;
+  /** How this platform pages its lists when the emulator pages them. @default "link" */
+  readonly paging?: Paging;
+  /** The body of a list answer; `page` when lists are paged. */
+  list(kind: Kind, items: Record<string, unknown>[], page?: ListPage): unknown;
   /** The answer to an activate / deactivate. */
   stateSet(fields: Record<string, unknown>, summary: string): WireAnswer;
   /** The answer to a delete. */
@@ -88,7 +113,7 @@ export function buildShape(rules: ShapeRules): Shape {
     offers: rules.offers ?? (() => true),
     resolveId: rules.resolveId ?? ((_kind, segment) => segment),
     publicId,
-    render(reply, directory) {
+    render(reply, directory, request) {
       switch (reply.type) {
         case "object": {
           const headers: Record<string, string> =
@@ -101,14 +126,28 @@ export function buildShape(rules: ShapeRules): Shape {
             headers,
           );
         }
-        case "list":
-          return jsonAnswer(
-            200,
-            rules.list(
-              reply.kind,
-              reply.values.map((v) => rules.fields(reply.kind, v, directory)),
-            ),
-          );
+        case "list": {
+          const spell = (values: readonly Fields[]) => values.map((v) => rules.fields(reply.kind, v, directory));
+          if (request === undefined || request.pageSize <= 0)
+            return jsonAnswer(200, rules.list(reply.kind, spell(reply.values)));
+          const paging = rules.paging ?? "link";
+          const page = pageAsked(request.url, paging);
+          if (page === undefined) {
+            const param = paging === "token" ? "pageToken" : "page";
+            return rules.error(new ApiError(400, "validation_error", `${param} does not name a page of this list`));
+          }
+          const size = request.pageSize;
+          const pages = Math.max(1, Math.ceil(reply.values.length / size));
+          const items = spell(reply.values.slice((page - 1) * size, page * size));
+          const next = page < pages ? page + 1 : undefined;
+          if (paging === "link") {
+            const headers: Record<string, string> =
+              next === undefined ? {} : { link: `<${withParam(request.url, "page", String(next))}>; rel="next"` };
+            return jsonAnswer(200, rules.list(reply.kind, items, { page, pages }), headers);
+          }
+          const nextToken = paging === "token" && next !== undefined ? pageToken(next) : undefined;
+          return jsonAnswer(200, rules.list(reply.kind, items, { page, pages, ...(nextToken ? { nextToken } : {}) }));
+        }
         case "state_set":
           return rules.stateSet(rules.fields(reply.kind, reply.value, directory), reply.summary);
         case "deleted":
@@ -118,4 +157,25 @@ export function buildShape(rules: ShapeRules): Shape {
       }
     },
   };
+}
+
+/** An opaque token naming a page (base64url of `p<n>`). */
+function pageToken(page: number): string {
+  return Buffer.from(`p${page}`).toString("base64url");
+}
+
+/** The 1-based page a list request asks for (the first when it names none), or undefined when its parameter is not one. */
+function pageAsked(url: URL, paging: Paging): number | undefined {
+  const raw = url.searchParams.get(paging === "token" ? "pageToken" : "page");
+  if (raw === null) return 1;
+  const digits = paging === "token" ? /^p(\d{1,6})$/.exec(Buffer.from(raw, "base64url").toString())?.[1] : raw;
+  const page = digits !== undefined && /^\d{1,6}$/.test(digits) ? Number(digits) : 0;
+  return page >= 1 ? page : undefined;
+}
+
+/** The request's path and query, with `name` set to `value`. */
+function withParam(url: URL, name: string, value: string): string {
+  const params = new URLSearchParams(url.searchParams);
+  params.set(name, value);
+  return `${url.pathname}?${params.toString()}`;
 }
