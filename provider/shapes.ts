@@ -340,10 +340,12 @@ function pageOf<T>(raw: unknown, items: T[], rawItems: readonly unknown[]): Page
   }
   // A flag that says this is the last page wins over a cursor some platforms always send.
   if (holders.some(({ fields }) => fields.read(moreFlags, flag) === false)) return { ...none, more: false };
+  const flagged = holders.some(({ fields }) => fields.read(moreFlags, flag) === true);
   for (const { name, fields } of holders) {
     const nextQuery = continuation(fields, name, items.length);
-    if (nextQuery === "last") return { ...none, more: false };
-    if (nextQuery !== undefined) return { ...none, nextQuery, more: true };
+    // A page count or total that says "last" beside a flag that says "more": not read as the end.
+    if (nextQuery === "last" && !flagged) return { ...none, more: false };
+    if (nextQuery !== undefined && nextQuery !== "last") return { ...none, nextQuery, more: true };
   }
   // Stripe: `has_more` alone, and the next page starts after the last item's id.
   const last = rawItems[rawItems.length - 1];

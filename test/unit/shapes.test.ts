@@ -665,6 +665,11 @@ describe("§2.3 lists on several pages", () => {
       "it gives no link to them, nor a cursor, page number or offset",
     ],
     [
+      "has_more beside an offset that says it is the last page",
+      { credentials: [{ access_key_id: "A" }], offset: 0, total: 1, has_more: true },
+      "it gives no link to them, nor a cursor, page number or offset",
+    ],
+    [
       "a next page on another host",
       { credentials: [{ access_key_id: "A" }], next: "https://elsewhere.example/b?p=2" },
       "its next page is not under the base URL",
