@@ -4,7 +4,7 @@
 // the platform holding exactly what the stack holds, and `destroy` leaves it empty.
 // examples/soak at a small size, with the soak's own pieces (scripts/soak).
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -56,21 +56,47 @@ describe("an interrupted deployment", () => {
     return new SoakStack(example.workDir, path.join(root, "state"), "e2e", "cloudplatform-soak");
   }
 
+  /** Credential creates the checkpoint on disk says are under way (the file backend's `pending_operations`). */
+  async function pendingCredentialCreatesOnDisk(stack: SoakStack): Promise<number> {
+    const file = path.join(
+      stack.stateDir,
+      "backend",
+      ".pulumi",
+      "stacks",
+      stack.projectName,
+      `${stack.stackName}.json`,
+    );
+    try {
+      const state = JSON.parse(await readFile(file, "utf8")) as {
+        checkpoint?: { latest?: { pending_operations?: Array<{ type?: string; resource?: { type?: string } }> } };
+      };
+      const operations = state.checkpoint?.latest?.pending_operations ?? [];
+      return operations.filter((op) => op.type === "creating" && op.resource?.type?.endsWith(":BucketCredential"))
+        .length;
+    } catch {
+      return 0; // not written yet, or caught mid-write: read again
+    }
+  }
+
   /**
-   * Starts `up` and SIGKILLs the CLI or the program once the platform has received `atWrites` writes,
-   * each answer held back `latencyMs` so that creates are in flight. Returns the killed run's processes.
+   * Starts `up` and SIGKILLs the CLI or the program once `ready()` says so, every request held back
+   * `latencyMs` before the platform processes it, so that creates are in flight. Returns the killed
+   * run's processes.
    */
   async function killedUp(
     stack: SoakStack,
     victim: "cli" | "program",
-    atWrites: number,
+    ready: () => Promise<boolean>,
     latencyMs = 300,
   ): Promise<Proc[]> {
     await platform.setFaults({ latencyMs });
     const running = stack.start("up", config);
+    let ended = false;
+    void running.result.then(() => (ended = true));
     try {
       for (;;) {
-        if ((await platform.stats()).writes >= atWrites) break;
+        if (await ready()) break;
+        if (ended) throw new Error("the up ended before the moment of the kill");
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const tree = await processTree(running.pid);
@@ -113,7 +139,7 @@ describe("an interrupted deployment", () => {
   for (const victim of ["cli", "program"] as const) {
     it(`converges on the same machine after a kill of the ${victim}: pulumi cancel, pulumi up`, async () => {
       const stack = await freshStack();
-      const killed = await killedUp(stack, victim, 6);
+      const killed = await killedUp(stack, victim, async () => (await platform.stats()).writes >= 6);
       try {
         // The killed CLI's provider process may still be finishing its creates: the next run sees to it.
         if (await stack.isLocked()) await ok(stack, "cancel");
@@ -127,11 +153,14 @@ describe("an interrupted deployment", () => {
 
   it("converges on another machine with cloudplatform-recover --yes between pulumi cancel and pulumi up", async () => {
     const stack = await freshStack();
-    // The machine is gone, and its journal with it. The first 6 writes are the buckets and zones,
-    // sent together: the kill must land while their answers are held back, not in the moment between
-    // them and the credentials' creates, when nothing is in flight (a CLI and `ps` slowed by a busy
-    // machine took longer than 300 ms to get there). Hence answers held back 2 s here.
-    await endAll(await killedUp(stack, "cli", 6, 2_000));
+    // The machine is gone, and its journal with it. The kill must land while creates are in flight
+    // and recorded as such in the checkpoint. The platform's count of writes alone once landed in
+    // the moment between the buckets' answers and the credentials' creates, when the checkpoint held
+    // no pending create; the buckets' own pending creates are gone from it a moment later. The
+    // credentials' creates are sent only once their bucket exists and are held back 2 s by the
+    // platform: once the checkpoint shows one, it keeps showing it well past the kill.
+    const inFlight = async () => (await pendingCredentialCreatesOnDisk(stack)) > 0;
+    await endAll(await killedUp(stack, "cli", inFlight, 2_000));
     await rm(path.join(stack.stateDir, "home", "cloudplatform"), { recursive: true, force: true });
     if (await stack.isLocked()) await ok(stack, "cancel");
     const held = holdingsFromExport((await stack.run("export")).exported ?? "{}");
