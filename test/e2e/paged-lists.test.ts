@@ -6,8 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
 import { listBuckets, listCredentials, listZones } from "../../provider/api.js";
 import { closePools } from "../../provider/client.js";
-import { Host } from "../../provider/host.js";
-import { emulatorState, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState, hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
 import { changesOtherThanSame, ExampleStack, type Config } from "./support/runner.js";
 
@@ -52,9 +51,7 @@ describe("lists on several pages, with the real engine", () => {
       await expectAtRest(stack);
 
       // The lookups see every object, through the API as a program's lookup functions call it.
-      const host = new Host({ logger: { info: () => undefined, warn: () => undefined, debug: () => undefined } });
-      host.configure({ "cloudplatform:baseUrl": emulator.baseUrl, "cloudplatform:apiKey": emulator.apiKey });
-      const client = host.context("Bucket", "lookup").client;
+      const client = hostFor(emulator).context("Bucket", "lookup").client;
       const buckets = await listBuckets(client);
       expect(buckets, "buckets").toHaveLength(3);
       expect(await listZones(client), "zones").toHaveLength(3);

@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
 import { listZones } from "../../provider/api.js";
 import { closePools } from "../../provider/client.js";
-import { Host } from "../../provider/host.js";
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
-import { management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
 import { changesOtherThanSame, ExampleStack, opsOf, output, type Config } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
@@ -47,12 +46,7 @@ function expectNoSecret(exported: string, secrets: readonly string[]): void {
  * core the engine would call, against the emulator as the provider host would configure it.
  */
 async function zoneThroughTheCore(emulator: Emulator, name: string): Promise<void> {
-  const host = new Host({ logger: { info: () => undefined, warn: () => undefined, debug: () => undefined } });
-  host.configure({
-    "cloudplatform:baseUrl": emulator.baseUrl,
-    "cloudplatform:apiKey": emulator.apiKey,
-  });
-  const ctx = host.context("DnsZone", "zone");
+  const ctx = hostFor(emulator).context("DnsZone", "zone");
   const created = await dnsZoneCore.create(ctx, { name, adopt: false });
   expect(created.outs, "zone create").toMatchObject({ zoneId: created.id, name, nameservers: expect.any(Array) });
   expect(await dnsZoneCore.read(ctx, created.id, created.outs), "zone read").toEqual({

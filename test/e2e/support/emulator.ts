@@ -1,6 +1,7 @@
 // One real emulator per test file, plus the views tests take of it: its inspection endpoints
 // (docs/api-contract.md §9) and the management API called directly, as someone outside Pulumi would.
 import { silentLogger, startEmulator, type RunningEmulator } from "../../../emulator/src/index.js";
+import { Host } from "../../../provider/host.js";
 import type { Config } from "./runner.js";
 
 export type Emulator = RunningEmulator;
@@ -32,6 +33,16 @@ export function providerConfig(emulator: Emulator, auth: "apiKey" | "token" = "a
       ? { "cloudplatform:apiKey": { value: emulator.apiKey, secret: true } }
       : { "cloudplatform:token": { value: emulator.token, secret: true } }),
   };
+}
+
+/**
+ * A provider host configured for the emulator as the engine would configure it, silent: for calls
+ * through the resource cores and the API, outside the engine.
+ */
+export function hostFor(emulator: Emulator): Host {
+  const host = new Host({ logger: { info: () => undefined, warn: () => undefined, debug: () => undefined } });
+  host.configure({ "cloudplatform:baseUrl": emulator.baseUrl, "cloudplatform:apiKey": emulator.apiKey });
+  return host;
 }
 
 async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
