@@ -313,15 +313,15 @@ function continuation(f: Fields, holder: string, held: number): Record<string, s
   return undefined;
 }
 
-/** Whether the body says there is more than it holds (a flag, a cursor, a total, a page count). */
+/**
+ * Whether the body says there is more than it holds, once no link or continuation was found (cursors
+ * and page counts always yield one): a flag, a next page that is not a link, a total above the items.
+ */
 function moreSignalled(f: Fields, held: number): boolean {
   if (f.read(moreFlags, flag) === true) return true;
-  if (f.read([...nextNames, ...cursorParams.flatMap(([names]) => names)], text)) return true;
+  if (f.read(nextNames, text)) return true;
   const total = f.read(totalNames, amount);
-  if (total !== undefined && total > held) return true;
-  const page = f.read(["page", "current_page", "page_number"], amount);
-  const pages = f.read(pageCountNames, amount);
-  return page !== undefined && pages !== undefined && page < pages;
+  return total !== undefined && total > held;
 }
 
 function pageOf<T>(raw: unknown, items: T[], rawItems: readonly unknown[]): Page<T> {
