@@ -4,9 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolveAll } from "../src/transcription/safe-fetch.js";
-import { needs } from "../../test/support/tools.mts";
 import {
-  audioTools,
   makeAudio,
   startAudioServer,
   startService,
@@ -17,7 +15,7 @@ import {
 // Refusing private and internal addresses (spec §7, docs/api-contract.md §8.2, emulator-notes "Refusing
 // private and internal addresses"). Every refusal must happen before connecting: the audio server
 // listens on the port each loopback-ish URL names and must see no request. Only the fetches that are
-// let through need real audio in its folder.
+// let through need audio in its folder: silence, written without any tool.
 let audioDir: string;
 let files: Recorder;
 let port: string;
@@ -119,8 +117,10 @@ describe("with loopback refused (the default)", () => {
 });
 
 describe("with --allow-loopback-urls", () => {
-  describe("with audio to fetch", needs(...audioTools), () => {
-    beforeAll(() => makeAudio(audioDir));
+  describe("with audio to fetch", () => {
+    beforeAll(() => {
+      makeAudio(audioDir);
+    });
 
     it.each(loopbackHosts)("fetches from http://%s", async (host) => {
       const h = await startService({ allowLoopbackUrls: true });

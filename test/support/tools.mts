@@ -1,23 +1,33 @@
-// The Debian programs the tests drive (real S3 clients, speech and media tools), whether this machine
-// has them, and the one way tests run an external program. `npm test` probes once up front
-// (scripts/check-tools.mts) and hands the answer to every test worker in CLOUDPLATFORM_TEST_TOOLS;
-// a test run started some other way probes here, once per process and tool.
+// The programs outside Node.js and the Pulumi CLI that the tests drive (real S3 clients, speech and
+// media tools, Go), whether this machine has them, and the one gate through which tests use them:
+// `needs(...)` on the describe/it that uses a tool (skipped with the reason when it is missing, a
+// failure under CI=true), and `runProgram`/`programFailure`, which refuse a tool that the running
+// test did not declare, so that a test which works only because the tool happens to be installed
+// fails on every machine, CI included. `npm test` probes once up front (scripts/check-tools.mts) and
+// hands the answer to every test worker in CLOUDPLATFORM_TEST_TOOLS; a test run started some other
+// way probes here, once per process and tool. test/unit/tool-gate.test.ts keeps raw spawns of these
+// programs out of the test sources, and scripts/test-without-tools.sh runs the tests that name a
+// tool with the tools hidden from PATH (CI does, after the full run).
 import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
-import type { TestOptions } from "vitest";
+import type { RunnerTask, RunnerTestCase, TestOptions } from "vitest";
 
 declare module "vitest" {
   interface TaskMeta {
     /** Why a test was skipped: the missing tools and the command that installs them. */
     skipReason?: string;
+    /** The tools a test or suite declared with `needs` (what `runProgram` lets it run). */
+    tools?: readonly string[];
   }
 }
 
 type Command = readonly [file: string, args: readonly string[]];
 
 interface ToolSpec {
-  /** Debian packages that provide it (the install command names these). */
+  /** Debian packages that provide it (the install command names these); none for a tool Debian lacks in a usable version. */
   readonly packages: readonly string[];
+  /** How to install it when no Debian package does. */
+  readonly elsewhere?: string;
   /** The programs of those packages that the tests or the emulator run. */
   readonly programs: readonly string[];
   /** Alternatives, each a list of commands that must all exit 0. */
@@ -51,10 +61,28 @@ export const TOOLS = {
   aws: { packages: ["awscli"], programs: ["aws"], probes: [[["aws", ["--version"]]]] },
   s3cmd: { packages: ["s3cmd"], programs: ["s3cmd"], probes: [[["s3cmd", ["--version"]]]] },
   rclone: { packages: ["rclone"], programs: ["rclone"], probes: [[["rclone", ["version"]]]] },
+  // Builds the Go end-to-end program and the YAML language host (scripts/build-go-e2e.sh,
+  // ensure-pulumi-yaml.sh). Debian's golang-go is older than test/e2e/go/go.mod's `go` line on
+  // most releases, so the hint points to Go's own installer.
+  go: {
+    packages: [],
+    elsewhere: "Go 1.25 or newer from https://go.dev/doc/install",
+    programs: ["go"],
+    probes: [[["go", ["version"]]]],
+  },
 } as const satisfies Record<string, ToolSpec>;
 
 export type Tool = keyof typeof TOOLS;
 export const toolNames = Object.keys(TOOLS) as Tool[];
+
+/** The tools Debian packages install (what a fresh machine lacks, and what CI hides to play one). */
+export const debianTools: readonly Tool[] = toolNames.filter((tool) => TOOLS[tool].packages.length > 0);
+
+/** The tool a program belongs to (`ffprobe` → `ffmpeg`), if any. */
+export function toolOfProgram(program: string): Tool | undefined {
+  const name = path.basename(program);
+  return toolNames.find((tool) => (TOOLS[tool].programs as readonly string[]).includes(name));
+}
 
 /** Where the probe result travels from scripts/test.sh to the test workers. */
 export const probedToolsVariable = "CLOUDPLATFORM_TEST_TOOLS";
@@ -90,10 +118,12 @@ export function missingTools(tools: readonly Tool[] = toolNames): Tool[] {
   return tools.filter((tool) => !hasTool(tool));
 }
 
-/** The one command that installs `tools` on Debian or Ubuntu. */
+/** How to install `tools`: one apt-get command for those Debian packages, then the others' own way. */
 export function installCommand(tools: readonly Tool[]): string {
-  const packages = [...new Set(tools.flatMap((tool) => TOOLS[tool].packages))];
-  return `sudo apt-get install -y ${packages.join(" ")}`;
+  const specs: ToolSpec[] = [...new Set(tools)].map((tool) => TOOLS[tool]);
+  const packages = [...new Set(specs.flatMap((spec) => spec.packages))];
+  const elsewhere = specs.flatMap((spec) => (spec.elsewhere ? [spec.elsewhere] : []));
+  return [...(packages.length > 0 ? [`sudo apt-get install -y ${packages.join(" ")}`] : []), ...elsewhere].join("; ");
 }
 
 /** CI must test everything: there a missing tool fails the tests that need it instead of skipping them. */
@@ -102,17 +132,57 @@ export function isCI(): boolean {
   return ci !== undefined && ci !== "" && ci !== "false" && ci !== "0";
 }
 
+/** Every tool some `needs` of this test file declared: what its hooks may run (they belong to no test). */
+const declaredInFile = new Set<Tool>();
+
 /**
  * Options for `describe`/`it` whose tests run `tools`: skipped when one is missing (outside CI),
- * with the reason in the test's meta, where the closing summary of `npm test` reads it.
+ * with the reason in the test's meta, where the closing summary of `npm test` reads it. The tools
+ * are recorded in the meta either way: `runProgram` lets a test run only the tools it or one of its
+ * suites declared.
  */
 export function needs(...tools: Tool[]): TestOptions {
+  for (const tool of tools) declaredInFile.add(tool);
   const missing = missingTools(tools);
-  if (missing.length === 0 || isCI()) return {};
+  if (missing.length === 0 || isCI()) return { meta: { tools } };
   return {
     skip: true,
-    meta: { skipReason: `needs ${missing.join(", ")}; install: ${installCommand(missing)}` },
+    meta: { tools, skipReason: `needs ${missing.join(", ")}; install: ${installCommand(missing)}` },
   };
+}
+
+/** Thrown when a test runs a tool it did not declare: it would fail on a machine without that tool. */
+export class UndeclaredToolError extends Error {
+  constructor(program: string, tool: Tool, where: string) {
+    super(
+      `${where} runs ${path.basename(program)} without declaring it: add needs("${tool}") to the describe or it ` +
+        `that uses it (test/support/tools.mts), so that a machine without ${tool} skips it instead of failing`,
+    );
+    this.name = "UndeclaredToolError";
+  }
+}
+
+/** The test running now, inside a vitest worker; undefined in a hook or outside vitest. */
+async function currentTest(): Promise<RunnerTestCase | undefined> {
+  if (!process.env["VITEST"]) return undefined;
+  const { TestRunner } = await import("vitest");
+  return TestRunner.getCurrentTest<RunnerTestCase | undefined>();
+}
+
+/**
+ * Refuses a tool that the running test (or one of its suites) did not declare with `needs`; in a
+ * hook, one that no `needs` of the file declared. Outside vitest (scripts), every program may run.
+ */
+async function checkDeclared(file: string): Promise<void> {
+  const tool = toolOfProgram(file);
+  if (!tool || !process.env["VITEST"]) return;
+  const test = await currentTest();
+  if (!test) {
+    if (!declaredInFile.has(tool)) throw new UndeclaredToolError(file, tool, "a hook of this test file");
+    return;
+  }
+  for (let task: RunnerTask | undefined = test; task; task = task.suite) if (task.meta.tools?.includes(tool)) return;
+  throw new UndeclaredToolError(file, tool, `the test "${test.name}"`);
 }
 
 export interface ProgramOutput {
@@ -146,8 +216,7 @@ export interface RunOptions {
 }
 
 function installHint(file: string): string {
-  const name = path.basename(file);
-  const tool = toolNames.find((t) => (TOOLS[t].programs as readonly string[]).includes(name));
+  const tool = toolOfProgram(file);
   return tool ? `; install it with: ${installCommand([tool])}` : "";
 }
 
@@ -161,12 +230,16 @@ function describeCall(file: string, args: readonly string[]): string {
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
-/** Resolves with the exit status and output of a program that ran to its end; rejects otherwise. */
-function execute(
+/**
+ * Resolves with the exit status and output of a program that ran to its end; rejects otherwise, and
+ * before starting it when it is a tool the running test did not declare.
+ */
+async function execute(
   file: string,
   args: readonly string[],
   options: RunOptions,
 ): Promise<ProgramOutput & { readonly exitCode: number }> {
+  await checkDeclared(file);
   const timeoutMs = options.timeoutMs ?? 120_000;
   return new Promise((resolve, reject) => {
     execFile(

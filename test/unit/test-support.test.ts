@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { summarise, type VitestJsonReport } from "../support/summary.mts";
-import { ProgramError, programFailure, runProgram } from "../support/tools.mts";
+import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -80,6 +80,10 @@ describe("the closing summary", () => {
 });
 
 describe("tool detection", () => {
+  // Each case a copy of its own, never the one this file imported (whose declarations the gate's tests read).
+  beforeEach(() => {
+    vi.resetModules();
+  });
   afterEach(() => {
     vi.unstubAllEnvs();
     vi.resetModules();
@@ -99,10 +103,14 @@ describe("tool detection", () => {
       expect(tools.needs("rclone", "pocketsphinx")).toEqual({
         skip: true,
         meta: {
+          tools: ["rclone", "pocketsphinx"],
           skipReason:
             "needs rclone, pocketsphinx; install: sudo apt-get install -y rclone pocketsphinx pocketsphinx-en-us",
         },
       });
+      expect(tools.needs("go", "sox").meta?.skipReason).toBe(
+        "needs go, sox; install: sudo apt-get install -y sox; Go 1.25 or newer from https://go.dev/doc/install",
+      );
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
@@ -112,16 +120,17 @@ describe("tool detection", () => {
     vi.stubEnv("CLOUDPLATFORM_TEST_TOOLS", JSON.stringify({ sox: true, rclone: false }));
     vi.stubEnv("CI", "");
     const tools = await freshTools();
-    expect(tools.needs("sox")).toEqual({});
+    expect(tools.needs("sox")).toEqual({ meta: { tools: ["sox"] } });
     expect(tools.needs("sox", "rclone").skip).toBe(true);
     vi.stubEnv("CI", "true");
-    expect(tools.needs("rclone")).toEqual({});
+    expect(tools.needs("rclone")).toEqual({ meta: { tools: ["rclone"] } });
     expect(tools.installCommand(["ffmpeg", "sox", "ffmpeg"])).toBe("sudo apt-get install -y ffmpeg sox");
   });
 });
 
 describe("running an external program", () => {
-  it("names a missing program and how to install it", async () => {
+  // Declared as `needs("rclone")` would, without its skip: the point is the answer when it is missing.
+  it("names a missing program and how to install it", { meta: { tools: ["rclone"] } }, async () => {
     const empty = await mkdtemp(path.join(tmpdir(), "no-tools-"));
     try {
       const error = await runProgram("rclone", ["version"], { env: { PATH: empty } }).catch((e: unknown) => e);
@@ -156,5 +165,66 @@ describe("running an external program", () => {
     await expect(programFailure("sh", ["-c", "echo fine"])).rejects.toThrow(
       /^`sh -c echo fine` succeeded but was expected to fail; stdout:\nfine$/,
     );
+  });
+});
+
+describe("the gate: a test runs only the tools it declared", () => {
+  // The tools themselves need not be installed: the refusal comes before the program would start.
+  it("refuses a tool that neither the test nor its suites declared, naming the needs() to add", async () => {
+    const error = await runProgram("ffprobe", ["-version"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UndeclaredToolError);
+    expect((error as Error).message).toBe(
+      'the test "refuses a tool that neither the test nor its suites declared, naming the needs() to add" runs ' +
+        'ffprobe without declaring it: add needs("ffmpeg") to the describe or it that uses it ' +
+        "(test/support/tools.mts), so that a machine without ffmpeg skips it instead of failing",
+    );
+    await expect(programFailure("go", ["version"])).rejects.toThrow(UndeclaredToolError);
+  });
+
+  it(
+    "lets through what the test declared, and programs that are no tool",
+    { meta: { tools: ["rclone"] } },
+    async () => {
+      const empty = await mkdtemp(path.join(tmpdir(), "no-tools-"));
+      try {
+        // Past the gate, so the answer is the missing program's, not the gate's.
+        await expect(runProgram("rclone", ["version"], { env: { PATH: empty } })).rejects.toThrow(/not installed/);
+        await expect(runProgram("sh", ["-c", "exit 0"])).resolves.toEqual({ stdout: "", stderr: "" });
+      } finally {
+        await rm(empty, { recursive: true, force: true });
+      }
+    },
+  );
+
+  describe("in a hook, which belongs to no test", () => {
+    let refusal: unknown;
+    beforeAll(async () => {
+      refusal = await runProgram("sox", ["--version"]).catch((e: unknown) => e);
+    });
+
+    it("refuses a tool that no needs() of the file declared", () => {
+      expect(refusal).toBeInstanceOf(UndeclaredToolError);
+      expect((refusal as Error).message).toMatch(/^a hook of this test file runs sox without declaring it/);
+    });
+  });
+
+  describe("declared by a suite", { meta: { tools: ["aws"] } }, () => {
+    it("covers the tests inside it", async () => {
+      const empty = await mkdtemp(path.join(tmpdir(), "no-tools-"));
+      try {
+        await expect(runProgram("aws", ["--version"], { env: { PATH: empty } })).rejects.toThrow(/not installed/);
+      } finally {
+        await rm(empty, { recursive: true, force: true });
+      }
+    });
+  });
+
+  it("maps every program to its tool, and only Debian's tools are hidden to play a fresh machine", async () => {
+    const tools = await import("../support/tools.mts");
+    expect(tools.toolOfProgram("/usr/bin/ffprobe")).toBe("ffmpeg");
+    expect(tools.toolOfProgram("pocketsphinx_continuous")).toBe("pocketsphinx");
+    expect(tools.toolOfProgram("node")).toBeUndefined();
+    expect(tools.debianTools).not.toContain("go");
+    expect(tools.debianTools).toContain("espeak-ng");
   });
 });
