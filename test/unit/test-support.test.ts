@@ -228,3 +228,34 @@ describe("the gate: a test runs only the tools it declared", () => {
     expect(tools.debianTools).toContain("espeak-ng");
   });
 });
+
+describe("the fresh-machine run's verdict (scripts/test-without-tools.mts)", () => {
+  const passing = [
+    "Skipped:",
+    "  needs espeak-ng, ffmpeg; install: sudo apt-get install -y espeak-ng ffmpeg (2 tests):",
+    "    emulator/test/transcription.test.ts › a › b",
+    "    emulator/test/transcription.test.ts › a › c",
+    "10 passed, 0 failed, 2 skipped",
+  ].join("\n");
+
+  it("passes a run that exits 0 with its tools' tests skipped for their reason", async () => {
+    const { judge } = await import("../../scripts/test-without-tools.mts");
+    expect(judge(0, passing)).toEqual({ ok: true, problems: [] });
+  });
+
+  it("fails a failing run, one that skipped nothing, and skips that are not the hidden tools'", async () => {
+    const { judge } = await import("../../scripts/test-without-tools.mts");
+    expect(judge(1, "8 passed, 2 failed, 2 skipped").problems).toEqual(["npm test exited with status 1", "2 failed"]);
+    expect(judge(0, "12 passed, 0 failed").problems).toEqual(["nothing was skipped, although the tools were hidden"]);
+    expect(judge(0, passing.replace("needs espeak-ng, ffmpeg;", "needs go;")).problems).toEqual([
+      "tests skipped for a tool that was not hidden: go",
+    ]);
+    expect(judge(0, `  3 with no reason recorded (left out by a name filter)\n${passing}`).problems).toEqual([
+      "tests skipped without a reason: 3 with no reason recorded (left out by a name filter)",
+    ]);
+    expect(judge(1, "vitest crashed").problems).toEqual([
+      "npm test exited with status 1",
+      "no closing line `N passed, N failed, M skipped`",
+    ]);
+  });
+});
