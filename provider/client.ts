@@ -33,7 +33,7 @@ import {
   type RetryPolicy,
 } from "./retry.js";
 import type { Settings } from "./config.js";
-import { systemClock, type Clock } from "./core.js";
+import { systemClock, type Clock } from "./vocabulary.js";
 import { readErrorBody, receivedKeys, ShapeProblem, type Reader } from "./shapes.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";

@@ -9,33 +9,12 @@ import type { ApiClient } from "./client.js";
 import type { SettingName, Settings } from "./config.js";
 import type { ResourceTable } from "./fields.js";
 import type { Journal } from "./journal.js";
-
-/** A plain JSON value, as stored in Pulumi state. */
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-
-/** A property bag as stored in state (inputs or outputs), without the host's `__provider`. */
-export type Props = Record<string, Json>;
-
-/** One validation failure, reported by the engine at preview against the named property. */
-export interface CheckFailure {
-  readonly property: string;
-  readonly reason: string;
-}
+import type { CheckFailure, Clock, DiffResult, Props } from "./vocabulary.js";
 
 export interface CheckResult<I> {
   /** Inputs after defaults were applied (e.g. an auto-generated bucket name). */
   readonly inputs: I;
   readonly failures: readonly CheckFailure[];
-}
-
-export interface DiffResult {
-  readonly changes: boolean;
-  /** Properties whose change requires a new object. */
-  readonly replaces: readonly string[];
-  /** Properties that changed, replaced or updated in place (for the engine's detailed diff). */
-  readonly changed: readonly string[];
-  /** Delete the old object before creating its replacement (unique names). */
-  readonly deleteBeforeReplace: boolean;
 }
 
 export interface CreateResult<O> {
@@ -107,17 +86,6 @@ export function goneFromState(ctx: CallContext, what: string): ReadResult<never,
   return {};
 }
 
-/** Time as a call sees it: injected, so that tests of long waits take no real time. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
 /** What a core receives from its host for one call (the host layer, `provider/host.ts`, builds it). */
 export interface CallContext {
   /** The resource's logical name, for messages (`Bucket "logs": …`). Empty when the host does not know it. */
@@ -158,7 +126,7 @@ export interface Logger {
 /**
  * Contract shared by every resource core.
  * - `check` validates before any API call; it must not do network I/O. Unknown values (preview)
- *   arrive as `unknownValue` and are not validated.
+ *   arrive as `unknownValue` (vocabulary.ts) and are not validated.
  * - `diff` compares real fields only.
  * - `create` is transactional, or throws `PartialCreateError` carrying the state to keep.
  * - `update` returns the complete outputs.
@@ -182,6 +150,9 @@ export interface ResourceCore<I, O> {
   delete(ctx: CallContext, id: string, state: O): Promise<void>;
 }
 
+/** Cores see plain JSON; their input and output types do not matter to a host or to the registry. */
+export type AnyCore = ResourceCore<unknown, unknown>;
+
 /**
  * Input carrying the resource's logical name, in states written before the provider text named
  * the resource (sdk/shim.ts): the dynamic host still reads it, and writes it back for those states.
@@ -202,14 +173,4 @@ export const stackKey = "__stack";
  */
 export function journalKey(stack: string): string {
   return createHash("sha256").update(stack).digest("hex").slice(0, 16);
-}
-
-/**
- * The marker the dynamic-provider host gives an input whose value is not known during preview
- * (an output of a resource not yet created). Kept here so cores can skip validating it.
- */
-export const unknownValue = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-export function isUnknown(value: unknown): boolean {
-  return value === unknownValue;
 }

@@ -6,7 +6,7 @@
  * the SDK classes' output lists. The SDK's `Args` interfaces stay hand-written (their TSDoc is what
  * IDEs show); test/unit/sdk-fields.test.ts keeps them equal to the tables.
  */
-import { isUnknown, type CheckFailure, type DiffResult, type Json, type Props } from "./core.js";
+import { isUnknown, type CheckFailure, type DiffResult, type Json, type Props } from "./vocabulary.js";
 
 /** The kinds of values a field holds, and their types in the cores. */
 interface Kinds {

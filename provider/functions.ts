@@ -14,7 +14,7 @@ import * as log from "@pulumi/pulumi/log";
 import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
 import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
-import type { CheckFailure, Json, Props } from "./core.js";
+import type { CheckFailure, Json, Props } from "./vocabulary.js";
 import { NotFoundError } from "./errors.js";
 import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./fields.js";
 import { redact } from "./redact.js";

@@ -7,14 +7,12 @@
  */
 import { ApiClient, type ClientOptions } from "./client.js";
 import { ProviderConfig, type Settings } from "./config.js";
-import type { CallContext, CheckFailure, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
-import { nameKey, stackKey, systemClock } from "./core.js";
+import type { AnyCore, CallContext, CheckResult, Logger } from "./core.js";
+import { nameKey, stackKey } from "./core.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
 import { FileJournal, journalDir, noJournal, type Journal } from "./journal.js";
 import { redact } from "./redact.js";
-
-/** Cores see plain JSON; their input and output types do not matter to a host. */
-export type AnyCore = ResourceCore<unknown, unknown>;
+import { systemClock, type CheckFailure, type Clock, type DiffResult, type Props } from "./vocabulary.js";
 
 /**
  * What a call is about: the resource's core, its logical name (empty when the engine does not say),

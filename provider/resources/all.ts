@@ -2,7 +2,7 @@
  * Every resource core, once: what each host serves (the dynamic SDK by type name, the executable
  * provider by type token). A new resource is one entry here.
  */
-import type { AnyCore } from "../host.js";
+import type { AnyCore } from "../core.js";
 import { apiKeyCore } from "./apiKey.js";
 import { bucketCore } from "./bucket.js";
 import { bucketCredentialCore } from "./bucketCredential.js";

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { rotateApiKey } from "../api.js";
-import type { CallContext, Props, ResourceCore } from "../core.js";
+import type { CallContext, ResourceCore } from "../core.js";
+import type { Props } from "../vocabulary.js";
 import { hasCode } from "../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./apiKey.fields.js";

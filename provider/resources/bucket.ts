@@ -7,8 +7,9 @@
 import { randomInt } from "node:crypto";
 import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "../api.js";
 import { requireS3Url, s3EndpointForRead } from "../config.js";
-import type { CallContext, Props, ResourceCore } from "../core.js";
-import { goneFromState, importById, isUnknown } from "../core.js";
+import type { CallContext, ResourceCore } from "../core.js";
+import { isUnknown, type Props } from "../vocabulary.js";
+import { goneFromState, importById } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import { keyForm, type Bucket } from "../shapes.js";

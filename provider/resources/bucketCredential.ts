@@ -17,8 +17,9 @@ import {
   setCredentialActive,
 } from "../api.js";
 import { requireS3Url, s3EndpointForRead } from "../config.js";
-import type { CallContext, Props, ResourceCore } from "../core.js";
-import { goneFromState, isUnknown } from "../core.js";
+import type { CallContext, ResourceCore } from "../core.js";
+import { isUnknown, type Props } from "../vocabulary.js";
+import { goneFromState } from "../core.js";
 import { ImportIdInvalidError, OutcomeUnknownError, PartialCreateError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import type { JournalEntry } from "../journal.js";

@@ -3,8 +3,9 @@
  * replaces the zone (delete first: zone names are unique).
  */
 import { createZone, deleteZone, getZone, listZones } from "../api.js";
-import type { Props, ResourceCore } from "../core.js";
-import { goneFromState, importById, isUnknown } from "../core.js";
+import type { ResourceCore } from "../core.js";
+import { isUnknown, type Props } from "../vocabulary.js";
+import { goneFromState, importById } from "../core.js";
 import { ConflictError, hasCode, isNotFound } from "../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../fields.js";
 import type { Zone } from "../shapes.js";

@@ -2,7 +2,7 @@
 // inputs its check accepts, secret outputs and secret settings are flagged. The CLI's own schema
 // validator runs on it in test/e2e/plugin.test.ts.
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../provider/core.js";
+import type { Json } from "../../provider/vocabulary.js";
 import { secretOutputs } from "../../provider/fields.js";
 import { firstSentence, lookups } from "../../provider/functions.js";
 import { dnsZoneTable } from "../../provider/resources/dnsZone.fields.js";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { isUnknown, type CallContext, type ResourceCore } from "../../core.js";
+import type { CallContext, ResourceCore } from "../../core.js";
+import { isUnknown } from "../../vocabulary.js";
 import {
   aboutResource,
   CloudPlatformError,
