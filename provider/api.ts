@@ -3,15 +3,11 @@
  * answers read as §2.3 says: lists followed across pages, one object read from the list where the
  * platform has no route for it, actions and deletes done on any 2xx.
  */
+import { ignoreNotFound, type Created } from "./answers/outcomes.js";
+import { listAll } from "./answers/paging.js";
+import { readOne } from "./answers/read-one.js";
 import { pathOf, type ApiClient } from "./client.js";
-import {
-  CloudPlatformError,
-  hasCode,
-  isNotFound,
-  NotFoundError,
-  OutcomeUnknownError,
-  UnexpectedResponseError,
-} from "./errors.js";
+import { hasCode, OutcomeUnknownError } from "./errors.js";
 import { registerSecret } from "./redact.js";
 import {
   apiKeySchema,
@@ -27,8 +23,6 @@ import {
   type Bucket,
   type Credential,
   type CredentialWithSecret,
-  type Page,
-  type Reader,
   type Zone,
 } from "./shapes.js";
 
@@ -75,126 +69,6 @@ async function settleLostRotation(client: ApiClient): Promise<undefined> {
   }
 }
 
-/** More pages than any project has objects: a platform that keeps linking to pages is broken. */
-const maxPages = 1000;
-
-/** `rel="next"` of an RFC 8288 Link header. */
-function linkHeaderNext(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header.join(",") : header;
-  for (const part of value?.split(/,(?=\s*<)/) ?? []) {
-    const match = /^\s*<([^>]*)>(.*)$/s.exec(part);
-    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? "")?.[1];
-    if (match && rel?.toLowerCase().split(/\s+/).includes("next")) return match[1];
-  }
-  return undefined;
-}
-
-/** The path (after the base URL) of the next page, or why it cannot be requested. */
-function nextPath(
-  base: string,
-  current: string,
-  next: string | undefined,
-  seen: Set<string>,
-): string | { why: string } {
-  if (next === undefined) return { why: "it gives no link to them, nor a cursor, page number or offset" };
-  const href = new URL(next, base + current).href;
-  if (!href.startsWith(base)) return { why: "its next page is not under the base URL" };
-  if (seen.has(href) || seen.size >= maxPages) return { why: "its pages do not end" };
-  seen.add(href);
-  return href.slice(base.length) || "/";
-}
-
-/** `path` with the first request's query and then the continuation's parameters. */
-function withQuery(path: string, ...queries: ReadonlyArray<Readonly<Record<string, string | undefined>>>): string {
-  const params = new URLSearchParams();
-  for (const query of queries) for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, v);
-  const search = params.toString();
-  return search === "" ? path : `${path}?${search}`;
-}
-
-/**
- * Every item of a list, following its pages: the Link header's `next`, else a next link in the
- * body, else the body's cursor, page number or offset sent back as a query parameter (§2.3). The
- * next page must be under the base URL (the credential is sent to no other address); a list that
- * says it continues without any of these fails, rather than hide objects that exist, and so does
- * one whose pages repeat (a platform that ignores the parameter answers the same page again).
- */
-async function listAll<T>(
-  client: ApiClient,
-  path: string,
-  query: Record<string, string | undefined>,
-  schema: Reader<Page<T>>,
-): Promise<T[]> {
-  // As URL spells it (default port dropped, host in lower case), so that next links compare with it.
-  const base = new URL(client.settings.baseUrl).href.replace(/\/$/, "");
-  const items: T[] = [];
-  const seen = new Set<string>([new URL(base + withQuery(path, query)).href]);
-  let current = path;
-  for (let first = true; ; first = false) {
-    const res = await client.request({ method: "GET", path: current, ...(first ? { query } : {}), schema });
-    items.push(...res.data.items);
-    const link = linkHeaderNext(res.headers["link"]) ?? res.data.next;
-    if (link === undefined && !res.data.more) return items;
-    const continued = res.data.nextQuery && base + withQuery(path, query, res.data.nextQuery);
-    const step = nextPath(base, current, link ?? continued, seen);
-    if (typeof step !== "string") {
-      throw new UnexpectedResponseError(
-        `GET ${path}`,
-        [],
-        `the list continues on further pages, but ${step.why}`,
-        res.status,
-      );
-    }
-    current = step;
-  }
-}
-
-/** Routes a platform turned out not to have, per client (so per settings and run): `GET …/{id}` of a kind. */
-const missingRoutes = new WeakMap<ApiClient, Set<string>>();
-
-function routesMissing(client: ApiClient): Set<string> {
-  let missing = missingRoutes.get(client);
-  if (missing === undefined) missingRoutes.set(client, (missing = new Set()));
-  return missing;
-}
-
-/**
- * One object by id. A platform without that route (405, 501, or 404 while the list still has the
- * object) is answered from the list, and the list answers for the rest of the run; a 404 of an
- * object the list does not have either means the object is gone.
- */
-async function readOne<T extends { id: string }>(
-  client: ApiClient,
-  kind: string,
-  path: string,
-  schema: Reader<T>,
-  list: () => Promise<T[]>,
-  id: string,
-): Promise<T> {
-  const missing = routesMissing(client);
-  const fromList = async () => (await list()).find((item) => item.id === id);
-  let found: T | undefined;
-  if (missing.has(kind)) {
-    found = await fromList();
-  } else {
-    try {
-      return (await client.request({ method: "GET", path, schema })).data;
-    } catch (err) {
-      const status = CloudPlatformError.isInstance(err) ? err.status : undefined;
-      if (status !== 404 && status !== 405 && status !== 501) throw err;
-      found = await fromList();
-      if (found === undefined && status === 404) throw err;
-      missing.add(kind);
-    }
-  }
-  if (found !== undefined) return found;
-  throw new NotFoundError(
-    `GET ${path}: no ${kind} ${id} in the list of ${kind}s`,
-    "The object does not exist (it may have been deleted outside Pulumi).",
-    { endpoint: `GET ${path}` },
-  );
-}
-
 export async function listZones(client: ApiClient, name?: string): Promise<Zone[]> {
   const zones = await listAll(client, "/dns/zones", { name }, zoneListSchema);
   // The name filter is an assumption of the contract: filter again in case the server ignores it.
@@ -204,16 +78,6 @@ export async function listZones(client: ApiClient, name?: string): Promise<Zone[
 /** `list`: where to look when the GET cannot answer (a list this process shares, else a fresh one). */
 export async function getZone(client: ApiClient, id: string, list = () => listZones(client)): Promise<Zone> {
   return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, list, id);
-}
-
-/** What a create produced, and whether it was found after an unknown outcome rather than answered. */
-export interface Created<T> {
-  readonly value: T;
-  /**
-   * Found by its name after an answer was lost or unreadable: made by this request, or by an earlier
-   * one that took the same name (an interrupted run), so nothing is known of its history.
-   */
-  readonly reconciled: boolean;
 }
 
 export async function createZone(client: ApiClient, name: string): Promise<Created<Zone>> {
@@ -345,15 +209,4 @@ export async function deleteCredential(client: ApiClient, bucketId: string, acce
   return ignoreNotFound(
     client.request({ method: "DELETE", path: pathOf`/object-storage/buckets/${bucketId}/credentials/${accessKeyId}` }),
   );
-}
-
-/** Resolves true when done (any 2xx, whatever its body), false when the object was already gone (404, 410). */
-async function ignoreNotFound(p: Promise<unknown>): Promise<boolean> {
-  try {
-    await p;
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
 }

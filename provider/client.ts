@@ -34,7 +34,9 @@ import {
 } from "./retry.js";
 import type { Settings } from "./config.js";
 import { systemClock, type Clock } from "./vocabulary.js";
-import { readErrorBody, receivedKeys, ShapeProblem, type Reader } from "./shapes.js";
+import { readErrorBody } from "./answers/error-body.js";
+import { receivedKeys, type Reader } from "./answers/find.js";
+import { ShapeProblem } from "./answers/object.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
 

@@ -6,7 +6,8 @@ import type { Settings } from "../../provider/config.js";
 import { CloudPlatformError } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter } from "../../provider/retry.js";
-import { bucketSchema, credentialWithSecretSchema, readErrorBody } from "../../provider/shapes.js";
+import { bucketSchema, credentialWithSecretSchema } from "../../provider/shapes.js";
+import { readErrorBody } from "../../provider/answers/error-body.js";
 import { createBucket, createCredential, deleteBucket } from "../../provider/api.js";
 import { apiKey, base, thrown, useApi } from "./support.js";
 

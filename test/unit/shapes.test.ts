@@ -22,7 +22,8 @@ import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provid
 import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
 import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
-import { readErrorBody, timestamp } from "../../provider/shapes.js";
+import { timestamp } from "../../provider/answers/values.js";
+import { readErrorBody } from "../../provider/answers/error-body.js";
 import { apiKey, base, bucketState, ctx, s3, testHost, thrown, token, useApi, type Logged } from "./support.js";
 
 const buckets = "/object-storage/buckets";

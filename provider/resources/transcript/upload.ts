@@ -3,7 +3,7 @@ import { request as httpRequest, type Agent, type ClientRequest } from "node:htt
 import { request as httpsRequest } from "node:https";
 import { systemClock, type Clock } from "../../vocabulary.js";
 import { backoffDelay, retryableUploadStatuses, type Backoff } from "../../retry.js";
-import { readErrorBody } from "../../shapes.js";
+import { readErrorBody } from "../../answers/error-body.js";
 import { resolveSourcePath } from "./source.js";
 
 /**
