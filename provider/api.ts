@@ -14,17 +14,14 @@ import {
   bucketListSchema,
   bucketSchema,
   createdBucketSchema,
-  createdZoneSchema,
   credentialListSchema,
   credentialWithSecretSchema,
-  zoneListSchema,
-  zoneSchema,
   type ApiKeyResponse,
   type Bucket,
   type Credential,
   type CredentialWithSecret,
-  type Zone,
 } from "./shapes.js";
+import { listZones } from "./resources/dns-zone/api.js";
 
 /**
  * Generates or rotates the project API key. Repeating it cannot duplicate anything (the last key
@@ -67,32 +64,6 @@ async function settleLostRotation(client: ApiClient): Promise<undefined> {
       { endpoint: "POST /security/apikey", cause: err },
     );
   }
-}
-
-export async function listZones(client: ApiClient, name?: string): Promise<Zone[]> {
-  const zones = await listAll(client, "/dns/zones", { name }, zoneListSchema);
-  // The name filter is an assumption of the contract: filter again in case the server ignores it.
-  return name === undefined ? zones : zones.filter((z) => z.name === name);
-}
-
-/** `list`: where to look when the GET cannot answer (a list this process shares, else a fresh one). */
-export async function getZone(client: ApiClient, id: string, list = () => listZones(client)): Promise<Zone> {
-  return readOne(client, "zone", pathOf`/dns/zones/${id}`, zoneSchema, list, id);
-}
-
-export async function createZone(client: ApiClient, name: string): Promise<Created<Zone>> {
-  const res = await client.request({
-    method: "POST",
-    path: "/dns/zones",
-    body: { name },
-    schema: createdZoneSchema(name),
-    reconcile: async () => (await listZones(client, name))[0],
-  });
-  return { value: res.data, reconciled: res.reconciled === true };
-}
-
-export async function deleteZone(client: ApiClient, id: string): Promise<void> {
-  await ignoreNotFound(client.request({ method: "DELETE", path: pathOf`/dns/zones/${id}` }));
 }
 
 export async function listBuckets(client: ApiClient, name?: string): Promise<Bucket[]> {

@@ -11,7 +11,8 @@
  */
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
-import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
+import { findBucketByName, listBuckets, listCredentials } from "./api.js";
+import { listZones } from "./resources/dns-zone/api.js";
 import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
 import type { CheckFailure, Json, Props } from "./vocabulary.js";
@@ -20,8 +21,8 @@ import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "
 import { redact } from "./redact.js";
 import { bucketTable } from "./resources/bucket.fields.js";
 import { bucketCredentialTable } from "./resources/bucketCredential.fields.js";
-import { dnsZoneTable } from "./resources/dnsZone.fields.js";
-import { zoneOutputs } from "./resources/dnsZone.js";
+import { dnsZoneTable } from "./resources/dns-zone/fields.js";
+import { zoneOutputs } from "./resources/dns-zone/core.js";
 import { normalizeDomain } from "./resources/validate.js";
 import type { Bucket, Credential } from "./shapes.js";
 

@@ -11,7 +11,7 @@ import { toDynamicProvider } from "./dynamic.js";
 import { apiKeyCore } from "./resources/apiKey.js";
 import { bucketCore } from "./resources/bucket.js";
 import { bucketCredentialCore } from "./resources/bucketCredential.js";
-import { dnsZoneCore } from "./resources/dnsZone.js";
+import { dnsZoneCore } from "./resources/dns-zone/core.js";
 import { transcriptCore } from "./resources/transcript/index.js";
 
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dnsZoneTable } from "../provider/resources/dnsZone.fields.js";
+import { dnsZoneTable } from "../provider/resources/dns-zone/fields.js";
 import { customResourceArgs } from "./resource.js";
 
 export interface DnsZoneArgs {

@@ -12,7 +12,8 @@
  * listed for the user to decide (`--delete`).
  */
 import { isAutoNameOf } from "../resources/bucket.js";
-import type { Bucket, Credential, Zone } from "../shapes.js";
+import type { Bucket, Credential } from "../shapes.js";
+import type { Zone } from "../resources/dns-zone/parse.js";
 
 /** The resource types whose pending creates leave objects behind, as the type tokens name them. */
 export type Kind = "Bucket" | "DnsZone" | "BucketCredential" | "Transcript" | "ApiKey";

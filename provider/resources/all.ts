@@ -6,7 +6,7 @@ import type { AnyCore } from "../core.js";
 import { apiKeyCore } from "./apiKey.js";
 import { bucketCore } from "./bucket.js";
 import { bucketCredentialCore } from "./bucketCredential.js";
-import { dnsZoneCore } from "./dnsZone.js";
+import { dnsZoneCore } from "./dns-zone/core.js";
 import { transcriptCore } from "./transcript/index.js";
 
 export const cores: readonly AnyCore[] = [

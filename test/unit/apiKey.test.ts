@@ -61,7 +61,7 @@ describe("ApiKey", () => {
     expect(warning).toContain("pulumi config set --secret cloudplatform:apiKey");
     expect(warning).not.toContain(newKey);
     // The next request of the run uses the new key (the nock above requires it).
-    const { dnsZoneCore } = await import("../../provider/resources/dnsZone.js");
+    const { dnsZoneCore } = await import("../../provider/resources/dns-zone/core.js");
     await dnsZoneCore.read(ctx(), "z", { zoneId: "z", name: "a.com", nameservers: [], adopt: false, adopted: false });
   });
 

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { setAllConfig } from "@pulumi/pulumi/runtime/config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dns-zone/core.js";
 import { getBucket, getBucketCredentials, getBuckets, getDnsZone, getDnsZones } from "../../provider/functions.js";
 import { base, ctx, thrown, useApi } from "./support.js";
 

@@ -6,7 +6,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, ctx, journal, thrown, useApi, type Logged } from "./support.js";
 
 const bucketInputs = { name: "logs-abcdefg", storageClass: "Standard", forceDestroy: false, adopt: false };

@@ -7,7 +7,7 @@ import type { ImportAccepted, ResourceCore } from "../../provider/core.js";
 import { apiKeyCore } from "../../provider/resources/apiKey.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, configureDefaults, ctx, host, s3, testHost, thrown, useApi } from "./support.js";
 
 const createdAt = "2026-11-01T00:00:00Z";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Json } from "../../provider/vocabulary.js";
 import { secretOutputs } from "../../provider/fields.js";
 import { firstSentence, lookups } from "../../provider/functions.js";
-import { dnsZoneTable } from "../../provider/resources/dnsZone.fields.js";
+import { dnsZoneTable } from "../../provider/resources/dns-zone/fields.js";
 import { cores, tokenOf } from "../../provider/plugin/cores.js";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { ctx } from "./support.js";

@@ -8,18 +8,17 @@ import {
   createCredential,
   deleteBucket,
   getBucket,
-  getZone,
   listBuckets,
   listCredentials,
-  listZones,
   regenerateCredential,
   rotateApiKey,
   setCredentialActive,
 } from "../../provider/api.js";
+import { getZone, listZones } from "../../provider/resources/dns-zone/api.js";
 import { apiKeyCore } from "../../provider/resources/apiKey.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
 import { timestamp } from "../../provider/answers/values.js";

@@ -3,7 +3,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket.js";
-import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, bucketState, ctx, testHost, useApi } from "./support.js";
 
 const buckets = "/object-storage/buckets";

@@ -1,0 +1,151 @@
+/**
+ * DnsZone (docs/api-contract.md §4): create, read, delete; the name cannot change, so a new name
+ * replaces the zone (delete first: zone names are unique).
+ */
+import type { CallContext, CheckResult, CreateResult, ReadResult, ResourceCore } from "../../core.js";
+import { goneFromState, importById } from "../../core.js";
+import { ConflictError, hasCode, isNotFound } from "../../errors.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../../fields.js";
+import { isUnknown, type DiffResult, type Props } from "../../vocabulary.js";
+import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "../interrupted.js";
+import { collectionChanged, readThroughList } from "../sharedList.js";
+import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
+import { createZone, deleteZone, getZone, listZones } from "./api.js";
+import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./fields.js";
+import type { Zone } from "./parse.js";
+
+export type { DnsZoneInputs, DnsZoneOutputs };
+
+const { type } = dnsZoneTable;
+
+/** The key of the zones' shared list (sharedList.ts). */
+const zonesList = "zones";
+
+/** What the platform says of a zone: the outputs but those the program and create decide. */
+export type ZoneFacts = Omit<DnsZoneOutputs, "adopt" | "adopted">;
+
+export function zoneOutputs(z: Zone): ZoneFacts {
+  return {
+    zoneId: z.id,
+    name: z.name,
+    nameservers: z.nameservers,
+    ...(z.status === undefined ? {} : { status: z.status }),
+    ...(z.created_at === undefined ? {} : { createdAt: z.created_at }),
+  };
+}
+
+/** A zone's outputs; `adopted` when create took over a zone it did not make. */
+function outputsOf(z: Zone, adopt: boolean, adopted = false): DnsZoneOutputs {
+  return { ...zoneOutputs(z), adopt, adopted };
+}
+
+function check(_ctx: CallContext, _olds: Partial<DnsZoneInputs> | undefined, news: Props): CheckResult<DnsZoneInputs> {
+  const failures = unknownInputs(dnsZoneTable, news);
+  const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? dnsZoneTable.fields.adopt.default;
+  const raw = news["name"];
+  if (raw === undefined || raw === null) {
+    failures.push({ property: "name", reason: 'name is required: the zone\'s domain name, e.g. "example.com"' });
+    return { inputs: { name: "", adopt }, failures };
+  }
+  if (isUnknown(raw)) return { inputs: { name: raw as string, adopt }, failures };
+  if (typeof raw !== "string") {
+    failures.push({ property: "name", reason: 'name must be a string such as "example.com"' });
+    return { inputs: { name: "", adopt }, failures };
+  }
+  const name = normalizeDomain(raw);
+  const problem = domainProblem(name);
+  if (problem !== undefined) failures.push({ property: "name", reason: `name "${raw}" ${problem}` });
+  return { inputs: { name, adopt }, failures };
+}
+
+function diff(_ctx: CallContext, _id: string, olds: DnsZoneOutputs, news: DnsZoneInputs): DiffResult {
+  const d = diffInputs(dnsZoneTable, olds, news);
+  return { ...d, deleteBeforeReplace: d.replaces.length > 0 };
+}
+
+async function create(ctx: CallContext, inputs: DnsZoneInputs): Promise<CreateResult<DnsZoneOutputs>> {
+  const earlier = earlierCreate(ctx, type);
+  recordNamedCreate(ctx, type, earlier, inputs.name);
+  let made;
+  try {
+    made = await createZone(ctx.client, inputs.name);
+  } catch (err) {
+    if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
+      if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
+      throw err;
+    }
+    // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
+    const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
+    const existing = lookUp ? (await listZones(ctx.client, inputs.name))[0] : undefined;
+    if (existing !== undefined && madeByEarlierRun(earlier, inputs.name, existing)) {
+      ctx.log.info(`adopted the zone "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`);
+      ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
+      return { id: existing.id, outs: outputsOf(existing, inputs.adopt) };
+    }
+    ctx.journal.forget(type, ctx.name);
+    if (inputs.adopt) {
+      if (existing === undefined) {
+        throw new ConflictError(
+          `zone name "${inputs.name}" is taken by a zone outside this project`,
+          "Zone names are unique on the platform: pick another name.",
+        );
+      }
+      ctx.log.info(`adopted the existing zone "${inputs.name}" (${existing.id}).`);
+      return { id: existing.id, outs: outputsOf(existing, true, true) };
+    }
+    (err as Error).message +=
+      ` A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
+      "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.";
+    throw err;
+  }
+  ctx.journal.created(type, ctx.name, platformOf(ctx), made.value.id);
+  return { id: made.value.id, outs: outputsOf(made.value, inputs.adopt) };
+}
+
+async function read(
+  ctx: CallContext,
+  id: string,
+  state: DnsZoneOutputs,
+): Promise<ReadResult<DnsZoneInputs, DnsZoneOutputs>> {
+  try {
+    // A refresh reads every zone at once: one list answers them all.
+    const zone = await readThroughList(
+      ctx,
+      zonesList,
+      () => listZones(ctx.client),
+      id,
+      (list) => getZone(ctx.client, id, list),
+    );
+    const outs = outputsOf(zone, state.adopt ?? false, state.adopted ?? false);
+    return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
+  } catch (err) {
+    if (isNotFound(err)) return goneFromState(ctx, `zone ${state.name} (${id})`);
+    throw err;
+  }
+}
+
+async function update(
+  _ctx: CallContext,
+  _id: string,
+  olds: DnsZoneOutputs,
+  news: DnsZoneInputs,
+): Promise<DnsZoneOutputs> {
+  // The name replaces; only adopt, which lives in the state alone, changes in place.
+  return { ...olds, adopt: news.adopt };
+}
+
+async function remove(ctx: CallContext, id: string): Promise<void> {
+  await deleteZone(ctx.client, id);
+  collectionChanged(ctx, zonesList);
+}
+
+export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
+  table: dnsZoneTable,
+  importing: importById,
+  check,
+  diff,
+  create,
+  read,
+  update,
+  delete: remove,
+};
