@@ -8,7 +8,7 @@
 // First: it speeds up loading every module below (compile-cache.ts).
 import "./compile-cache.js";
 import { toDynamicProvider } from "./dynamic.js";
-import { apiKeyCore } from "./resources/apiKey.js";
+import { apiKeyCore } from "./resources/api-key/core.js";
 import { bucketCore } from "./resources/bucket.js";
 import { bucketCredentialCore } from "./resources/bucketCredential.js";
 import { dnsZoneCore } from "./resources/dns-zone/core.js";

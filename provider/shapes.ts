@@ -115,24 +115,3 @@ export const credentialListSchema = reader(
 );
 /** The answer of create and regenerate: the secret is what the operation needs. */
 export const credentialWithSecretSchema = reader((raw) => readCredential(raw, true) as CredentialWithSecret);
-
-// ---------------------------------------------------------------------------------------------
-// The project API key
-
-export interface ApiKeyResponse {
-  readonly api_key: string;
-  readonly created_at: string | undefined;
-}
-
-const apiKeyNames = ["api_key", "key", "token", "api_token", "access_token", "value", "secret"];
-/** Spec §2: `<prefix>-<rest>`; a value of that form is preferred over another string field. */
-const apiKeyForm = /^[A-Za-z0-9]+-\S+$/;
-
-export const apiKeySchema = reader((raw): ApiKeyResponse => {
-  const prefixed = (v: unknown) => (typeof v === "string" && apiKeyForm.test(v) ? v : undefined);
-  const f = findObject(raw, ["api_key", "key", "token"], [hasAny(apiKeyNames, prefixed), hasAny(apiKeyNames, text)]);
-  return {
-    api_key: f.read(apiKeyNames, prefixed) ?? f.need(apiKeyNames, text, "API key (api_key, key, token)"),
-    created_at: f.read(createdNames, timestamp),
-  };
-});

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { apiKeyTable } from "../provider/resources/apiKey.fields.js";
+import { apiKeyTable } from "../provider/resources/api-key/fields.js";
 import { customResourceArgs } from "./resource.js";
 
 export interface ApiKeyArgs {

@@ -3,7 +3,7 @@
  * provider by type token). A new resource is one entry here.
  */
 import type { AnyCore } from "../core.js";
-import { apiKeyCore } from "./apiKey.js";
+import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket.js";
 import { bucketCredentialCore } from "./bucketCredential.js";
 import { dnsZoneCore } from "./dns-zone/core.js";

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { apiKeyCore } from "../../provider/resources/apiKey.js";
+import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { apiKey, base, configureDefaults, ctx, thrown, token, useApi } from "./support.js";
 
 const newKey = "cp-newKeyAfterRotation_000111";

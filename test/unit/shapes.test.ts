@@ -11,11 +11,11 @@ import {
   listBuckets,
   listCredentials,
   regenerateCredential,
-  rotateApiKey,
   setCredentialActive,
 } from "../../provider/api.js";
+import { rotateApiKey } from "../../provider/resources/api-key/api.js";
 import { getZone, listZones } from "../../provider/resources/dns-zone/api.js";
-import { apiKeyCore } from "../../provider/resources/apiKey.js";
+import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { bucketCore } from "../../provider/resources/bucket.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
