@@ -11,7 +11,8 @@
  */
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
-import { findBucketByName, listBuckets, listCredentials } from "./api.js";
+import { listCredentials } from "./api.js";
+import { findBucketByName, listBuckets } from "./resources/bucket/api.js";
 import { listZones } from "./resources/dns-zone/api.js";
 import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
@@ -19,12 +20,13 @@ import type { CheckFailure, Json, Props } from "./vocabulary.js";
 import { NotFoundError } from "./errors.js";
 import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./fields.js";
 import { redact } from "./redact.js";
-import { bucketTable } from "./resources/bucket.fields.js";
+import { bucketTable } from "./resources/bucket/fields.js";
 import { bucketCredentialTable } from "./resources/bucketCredential.fields.js";
 import { dnsZoneTable } from "./resources/dns-zone/fields.js";
 import { zoneOutputs } from "./resources/dns-zone/core.js";
 import { normalizeDomain } from "./resources/validate.js";
-import type { Bucket, Credential } from "./shapes.js";
+import type { Credential } from "./shapes.js";
+import type { Bucket } from "./resources/bucket/parse.js";
 
 /**
  * A resource's field as a lookup reports it: same kind, and the first sentence of the resource's

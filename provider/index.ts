@@ -9,7 +9,7 @@
 import "./compile-cache.js";
 import { toDynamicProvider } from "./dynamic.js";
 import { apiKeyCore } from "./resources/api-key/core.js";
-import { bucketCore } from "./resources/bucket.js";
+import { bucketCore } from "./resources/bucket/core.js";
 import { bucketCredentialCore } from "./resources/bucketCredential.js";
 import { dnsZoneCore } from "./resources/dns-zone/core.js";
 import { transcriptCore } from "./resources/transcript/index.js";

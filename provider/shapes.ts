@@ -2,36 +2,10 @@
  * The readers of the management API's answers, one per kind (docs/api-contract.md §2.3), by the
  * rules of answers/: each looks for only what its operation needs.
  */
-import { findObject, hasAny, idNames, named, reader, createdNames } from "./answers/find.js";
+import { createdNames, findObject, hasAny, reader } from "./answers/find.js";
 import { AnswerObject } from "./answers/object.js";
 import { listOf } from "./answers/paging.js";
 import { flag, identifier, text, timestamp } from "./answers/values.js";
-
-// ---------------------------------------------------------------------------------------------
-// Buckets
-
-export interface Bucket {
-  readonly id: string;
-  readonly name: string;
-  readonly storage_class: string | undefined;
-  readonly created_at: string | undefined;
-}
-
-const bucketKinds = ["bucket"];
-const bucketNameNames = ["name", "bucket_name"];
-
-function readBucket(raw: unknown, name?: string): Bucket {
-  const f = findObject(raw, bucketKinds, [hasAny(bucketNameNames, text), hasAny(idNames("bucket"), identifier)]);
-  return {
-    ...named(f, "bucket", f.read(bucketNameNames, text), name),
-    storage_class: f.read(["storage_class", "storage_tier"], text),
-  };
-}
-
-export const bucketSchema = reader((raw) => readBucket(raw));
-/** The answer of a create, which may leave out the name it was sent. */
-export const createdBucketSchema = (name: string) => reader((raw) => readBucket(raw, name));
-export const bucketListSchema = reader(listOf(["buckets"], (raw) => readBucket(raw)));
 
 // ---------------------------------------------------------------------------------------------
 // S3 credentials

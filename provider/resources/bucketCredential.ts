@@ -11,11 +11,11 @@
 import {
   createCredential,
   deleteCredential,
-  getBucket,
   listCredentials,
   regenerateCredential,
   setCredentialActive,
 } from "../api.js";
+import { getBucket } from "./bucket/api.js";
 import { requireS3Url, s3EndpointForRead } from "../config.js";
 import type { CallContext, ResourceCore } from "../core.js";
 import { isUnknown, type Props } from "../vocabulary.js";
@@ -24,7 +24,7 @@ import { ImportIdInvalidError, OutcomeUnknownError, PartialCreateError, hasCode,
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../fields.js";
 import type { JournalEntry } from "../journal.js";
 import type { Credential, CredentialWithSecret } from "../shapes.js";
-import { s3Region } from "./bucket.js";
+import { s3Region } from "./bucket/fields.js";
 import {
   bucketCredentialTable,
   type BucketCredentialInputs,

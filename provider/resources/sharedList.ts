@@ -5,6 +5,7 @@
  * this process changes that collection, so it never stands for an object's state for longer than a
  * refresh takes to read it.
  */
+import type { ApiClient } from "../client.js";
 import type { CallContext } from "../core.js";
 
 interface Shared {
@@ -41,18 +42,18 @@ export function collectionChanged(ctx: CallContext, collection: string): void {
 }
 
 /**
- * One object of a collection: from the shared list when it holds `id`, else from `readOne` (a GET,
- * which alone decides that an object is gone, so an object created after the list was read is
+ * One object of a collection: from the shared list (`list`) when it holds `id`, else from `get` (a
+ * GET, which alone decides that an object is gone, so an object created after the list was read is
  * still found), given the shared list to look in where the GET cannot answer.
  */
 export async function readThroughList<T extends { id: string }>(
   ctx: CallContext,
   collection: string,
-  list: () => Promise<T[]>,
+  list: (client: ApiClient) => Promise<T[]>,
+  get: (client: ApiClient, id: string, list: () => Promise<T[]>) => Promise<T>,
   id: string,
-  readOne: (list: () => Promise<T[]>) => Promise<T>,
 ): Promise<T> {
-  const shared = () => sharedList(ctx, collection, list);
+  const shared = () => sharedList(ctx, collection, () => list(ctx.client));
   const listed = await shared().catch(() => undefined);
-  return listed?.find((item) => item.id === id) ?? readOne(shared);
+  return listed?.find((item) => item.id === id) ?? get(ctx.client, id, shared);
 }

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { bucketCore } from "../../provider/resources/bucket.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
 import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { ResourceCore } from "../../provider/core.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import {
   apiKey,

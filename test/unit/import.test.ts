@@ -5,7 +5,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type { ImportAccepted, ResourceCore } from "../../provider/core.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, configureDefaults, ctx, host, s3, testHost, thrown, useApi } from "./support.js";

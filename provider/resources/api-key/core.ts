@@ -4,15 +4,16 @@
  * or revoke endpoint, so refresh keeps the state and destroy only forgets the key (with a warning).
  */
 import { randomUUID } from "node:crypto";
-import type { CallContext, CheckResult, CreateResult, ReadResult, ResourceCore } from "../../core.js";
+import type { CallContext, ResourceCore } from "../../core.js";
 import { hasCode } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../fields.js";
-import type { DiffResult, Props } from "../../vocabulary.js";
 import { stringMap } from "../validate.js";
 import { rotateApiKey } from "./api.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./fields.js";
 
 export type { ApiKeyInputs, ApiKeyOutputs };
+
+type ApiKeyCore = ResourceCore<ApiKeyInputs, ApiKeyOutputs>;
 
 async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
   const client = ctx.client;
@@ -43,50 +44,46 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
   return { key: res.api_key, ...(res.created_at === undefined ? {} : { createdAt: res.created_at }) };
 }
 
-function check(_ctx: CallContext, _olds: Partial<ApiKeyInputs> | undefined, news: Props): CheckResult<ApiKeyInputs> {
+const check: ApiKeyCore["check"] = (_ctx, _olds, news) => {
   const failures = unknownInputs(apiKeyTable, news);
   const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
   return { inputs: rotate === undefined ? {} : { rotateWhenChanged: rotate }, failures };
-}
+};
 
-function diff(_ctx: CallContext, _id: string, olds: ApiKeyOutputs, news: ApiKeyInputs): DiffResult {
+const diff: ApiKeyCore["diff"] = (_ctx, _id, olds, news) => {
   return diffInputs(apiKeyTable, olds, news);
-}
+};
 
-async function create(ctx: CallContext, inputs: ApiKeyInputs): Promise<CreateResult<ApiKeyOutputs>> {
+const create: ApiKeyCore["create"] = async (ctx, inputs) => {
   const generated = await generate(ctx);
   // The id must not be the key (ids are never secret): a random UUID names this resource.
   return {
     id: randomUUID(),
     outs: { ...generated, ...(inputs.rotateWhenChanged ? { rotateWhenChanged: inputs.rotateWhenChanged } : {}) },
   };
-}
+};
 
-async function read(
-  _ctx: CallContext,
-  id: string,
-  state: ApiKeyOutputs,
-): Promise<ReadResult<ApiKeyInputs, ApiKeyOutputs>> {
+const read: ApiKeyCore["read"] = async (_ctx, id, state) => {
   // No endpoint reads the key back: the state is the only truth.
   return { id, outs: state, inputs: inputsFrom(apiKeyTable, state) };
-}
+};
 
-async function update(ctx: CallContext, _id: string, olds: ApiKeyOutputs, news: ApiKeyInputs): Promise<ApiKeyOutputs> {
+const update: ApiKeyCore["update"] = async (ctx, _id, olds, news) => {
   if (sameJson(olds.rotateWhenChanged, news.rotateWhenChanged)) {
     return { ...olds, ...(news.rotateWhenChanged ? { rotateWhenChanged: news.rotateWhenChanged } : {}) };
   }
   const generated = await generate(ctx);
   return { ...generated, ...(news.rotateWhenChanged ? { rotateWhenChanged: news.rotateWhenChanged } : {}) };
-}
+};
 
-async function remove(ctx: CallContext): Promise<void> {
+const remove: ApiKeyCore["delete"] = async (ctx) => {
   ctx.log.warn(
     "the platform has no endpoint to revoke an API key, so the key stays valid after this " +
       "resource is deleted. Rotate it (create an ApiKey again, or use the dashboard) if it must stop working.",
   );
-}
+};
 
-export const apiKeyCore: ResourceCore<ApiKeyInputs, ApiKeyOutputs> = {
+export const apiKeyCore: ApiKeyCore = {
   table: apiKeyTable,
   importing: {
     supported: false,

@@ -2,11 +2,11 @@
  * DnsZone (docs/api-contract.md §4): create, read, delete; the name cannot change, so a new name
  * replaces the zone (delete first: zone names are unique).
  */
-import type { CallContext, CheckResult, CreateResult, ReadResult, ResourceCore } from "../../core.js";
+import type { ResourceCore } from "../../core.js";
 import { goneFromState, importById } from "../../core.js";
 import { ConflictError, hasCode, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../fields.js";
-import { isUnknown, type DiffResult, type Props } from "../../vocabulary.js";
+import { isUnknown } from "../../vocabulary.js";
 import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "../interrupted.js";
 import { collectionChanged, readThroughList } from "../sharedList.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
@@ -15,6 +15,8 @@ import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./fields.
 import type { Zone } from "./parse.js";
 
 export type { DnsZoneInputs, DnsZoneOutputs };
+
+type DnsZoneCore = ResourceCore<DnsZoneInputs, DnsZoneOutputs>;
 
 const { type } = dnsZoneTable;
 
@@ -39,7 +41,7 @@ function outputsOf(z: Zone, adopt: boolean, adopted = false): DnsZoneOutputs {
   return { ...zoneOutputs(z), adopt, adopted };
 }
 
-function check(_ctx: CallContext, _olds: Partial<DnsZoneInputs> | undefined, news: Props): CheckResult<DnsZoneInputs> {
+const check: DnsZoneCore["check"] = (_ctx, _olds, news) => {
   const failures = unknownInputs(dnsZoneTable, news);
   const adopt = optionalBoolean("adopt", news["adopt"], failures) ?? dnsZoneTable.fields.adopt.default;
   const raw = news["name"];
@@ -56,14 +58,14 @@ function check(_ctx: CallContext, _olds: Partial<DnsZoneInputs> | undefined, new
   const problem = domainProblem(name);
   if (problem !== undefined) failures.push({ property: "name", reason: `name "${raw}" ${problem}` });
   return { inputs: { name, adopt }, failures };
-}
+};
 
-function diff(_ctx: CallContext, _id: string, olds: DnsZoneOutputs, news: DnsZoneInputs): DiffResult {
+const diff: DnsZoneCore["diff"] = (_ctx, _id, olds, news) => {
   const d = diffInputs(dnsZoneTable, olds, news);
   return { ...d, deleteBeforeReplace: d.replaces.length > 0 };
-}
+};
 
-async function create(ctx: CallContext, inputs: DnsZoneInputs): Promise<CreateResult<DnsZoneOutputs>> {
+const create: DnsZoneCore["create"] = async (ctx, inputs) => {
   const earlier = earlierCreate(ctx, type);
   recordNamedCreate(ctx, type, earlier, inputs.name);
   let made;
@@ -100,46 +102,31 @@ async function create(ctx: CallContext, inputs: DnsZoneInputs): Promise<CreateRe
   }
   ctx.journal.created(type, ctx.name, platformOf(ctx), made.value.id);
   return { id: made.value.id, outs: outputsOf(made.value, inputs.adopt) };
-}
+};
 
-async function read(
-  ctx: CallContext,
-  id: string,
-  state: DnsZoneOutputs,
-): Promise<ReadResult<DnsZoneInputs, DnsZoneOutputs>> {
+const read: DnsZoneCore["read"] = async (ctx, id, state) => {
   try {
     // A refresh reads every zone at once: one list answers them all.
-    const zone = await readThroughList(
-      ctx,
-      zonesList,
-      () => listZones(ctx.client),
-      id,
-      (list) => getZone(ctx.client, id, list),
-    );
+    const zone = await readThroughList(ctx, zonesList, listZones, getZone, id);
     const outs = outputsOf(zone, state.adopt ?? false, state.adopted ?? false);
     return { id, outs, inputs: inputsFrom(dnsZoneTable, outs) };
   } catch (err) {
     if (isNotFound(err)) return goneFromState(ctx, `zone ${state.name} (${id})`);
     throw err;
   }
-}
+};
 
-async function update(
-  _ctx: CallContext,
-  _id: string,
-  olds: DnsZoneOutputs,
-  news: DnsZoneInputs,
-): Promise<DnsZoneOutputs> {
+const update: DnsZoneCore["update"] = async (_ctx, _id, olds, news) => {
   // The name replaces; only adopt, which lives in the state alone, changes in place.
   return { ...olds, adopt: news.adopt };
-}
+};
 
-async function remove(ctx: CallContext, id: string): Promise<void> {
+const remove: DnsZoneCore["delete"] = async (ctx, id) => {
   await deleteZone(ctx.client, id);
   collectionChanged(ctx, zonesList);
-}
+};
 
-export const dnsZoneCore: ResourceCore<DnsZoneInputs, DnsZoneOutputs> = {
+export const dnsZoneCore: DnsZoneCore = {
   table: dnsZoneTable,
   importing: importById,
   check,

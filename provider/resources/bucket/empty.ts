@@ -3,6 +3,10 @@
  * objects (spec §1), so a temporary credential is created, every object is deleted and every
  * unfinished multipart upload aborted (path-style, contract §7), and the credential is deleted again.
  */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { createCredential, deleteCredential } from "../../api.js";
+import type { ApiClient } from "../../client.js";
+import { s3Region } from "./fields.js";
 
 type S3Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -14,9 +18,6 @@ function s3Sdk(): S3Sdk {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load; import() would turn it into ESM
   return require("@aws-sdk/client-s3") as S3Sdk;
 }
-import type { S3Client } from "@aws-sdk/client-s3";
-import type { ApiClient } from "../client.js";
-import { createCredential, deleteCredential } from "../api.js";
 
 export interface EmptyResult {
   readonly objects: number;
@@ -34,7 +35,7 @@ export async function emptyBucket(
   const sdk = s3Sdk();
   const s3 = new sdk.S3Client({
     endpoint: s3Url,
-    region: "us-east-1",
+    region: s3Region,
     forcePathStyle: true,
     credentials: { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key },
     maxAttempts: 5,

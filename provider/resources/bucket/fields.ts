@@ -1,8 +1,11 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
 
 /** Storage classes the platform accepts (docs/api-contract.md §5). */
 export const storageClasses = ["Standard", "InfrequentAccess", "Archive"] as const;
 export type StorageClass = (typeof storageClasses)[number];
+
+/** Buckets are reached path-style in this region (contract §7). */
+export const s3Region = "us-east-1";
 
 /** Where S3 clients reach a bucket: outputs of buckets and of their credentials. */
 export const s3Fields = {
