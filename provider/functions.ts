@@ -11,7 +11,7 @@
  */
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
-import { listCredentials } from "./api.js";
+import { listCredentials } from "./resources/bucket-credential/api.js";
 import { findBucketByName, listBuckets } from "./resources/bucket/api.js";
 import { listZones } from "./resources/dns-zone/api.js";
 import { ApiClient } from "./client.js";
@@ -21,11 +21,11 @@ import { NotFoundError } from "./errors.js";
 import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./fields.js";
 import { redact } from "./redact.js";
 import { bucketTable } from "./resources/bucket/fields.js";
-import { bucketCredentialTable } from "./resources/bucketCredential.fields.js";
+import { bucketCredentialTable } from "./resources/bucket-credential/fields.js";
 import { dnsZoneTable } from "./resources/dns-zone/fields.js";
 import { zoneOutputs } from "./resources/dns-zone/core.js";
 import { normalizeDomain } from "./resources/validate.js";
-import type { Credential } from "./shapes.js";
+import type { Credential } from "./resources/bucket-credential/parse.js";
 import type { Bucket } from "./resources/bucket/parse.js";
 
 /**

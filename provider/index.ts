@@ -10,7 +10,7 @@ import "./compile-cache.js";
 import { toDynamicProvider } from "./dynamic.js";
 import { apiKeyCore } from "./resources/api-key/core.js";
 import { bucketCore } from "./resources/bucket/core.js";
-import { bucketCredentialCore } from "./resources/bucketCredential.js";
+import { bucketCredentialCore } from "./resources/bucket-credential/core.js";
 import { dnsZoneCore } from "./resources/dns-zone/core.js";
 import { transcriptCore } from "./resources/transcript/index.js";
 

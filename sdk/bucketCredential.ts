@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { bucketCredentialTable } from "../provider/resources/bucketCredential.fields.js";
+import { bucketCredentialTable } from "../provider/resources/bucket-credential/fields.js";
 import { customResourceArgs } from "./resource.js";
 
 export interface BucketCredentialArgs {

@@ -10,7 +10,7 @@
  */
 import { execFile } from "node:child_process";
 import { parseArgs, promisify } from "node:util";
-import { deleteCredential, listCredentials } from "../api.js";
+import { deleteCredential, listCredentials } from "../resources/bucket-credential/api.js";
 import { deleteBucket, findBucketByName } from "../resources/bucket/api.js";
 import { deleteZone, listZones } from "../resources/dns-zone/api.js";
 import { ApiClient, closePools } from "../client.js";

@@ -12,7 +12,7 @@
  * listed for the user to decide (`--delete`).
  */
 import { isAutoNameOf } from "../resources/bucket/auto-name.js";
-import type { Credential } from "../shapes.js";
+import type { Credential } from "../resources/bucket-credential/parse.js";
 import type { Bucket } from "../resources/bucket/parse.js";
 import type { Zone } from "../resources/dns-zone/parse.js";
 

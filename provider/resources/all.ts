@@ -5,7 +5,7 @@
 import type { AnyCore } from "../core.js";
 import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
-import { bucketCredentialCore } from "./bucketCredential.js";
+import { bucketCredentialCore } from "./bucket-credential/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
 import { transcriptCore } from "./transcript/index.js";
 

@@ -9,9 +9,9 @@
  * - a queue: the creates of one bucket's credentials run one after the other, so that the one new
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
-import { listCredentials } from "../api.js";
+import { listCredentials } from "./bucket-credential/api.js";
 import type { CallContext } from "../core.js";
-import type { Credential } from "../shapes.js";
+import type { Credential } from "./bucket-credential/parse.js";
 import { collectionChanged, sharedList } from "./sharedList.js";
 
 interface BucketFacts {

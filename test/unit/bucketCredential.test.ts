@@ -1,7 +1,7 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
-import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
+import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
 import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 
 const secret = "SecretValue-abcdefghijklmnop";

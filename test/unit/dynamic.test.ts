@@ -4,7 +4,7 @@ import type { ResourceCore } from "../../provider/core.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import {
   apiKey,
   base,

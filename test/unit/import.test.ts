@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { ImportAccepted, ResourceCore } from "../../provider/core.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, configureDefaults, ctx, host, s3, testHost, thrown, useApi } from "./support.js";
 

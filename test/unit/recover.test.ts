@@ -2,7 +2,7 @@
 // it leaves to the user because those objects could be someone else's.
 import { describe, expect, it } from "vitest";
 import { plan, readStack, type PlatformView } from "../../provider/recover/plan.js";
-import type { Credential } from "../../provider/shapes.js";
+import type { Credential } from "../../provider/resources/bucket-credential/parse.js";
 import type { Bucket } from "../../provider/resources/bucket/parse.js";
 import type { Zone } from "../../provider/resources/dns-zone/parse.js";
 

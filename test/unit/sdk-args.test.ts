@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { journalKey } from "../../provider/core.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import { ctx } from "./support.js";
 
 const registered = new Map<string, Record<string, unknown>>();

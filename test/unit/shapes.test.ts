@@ -3,13 +3,18 @@
 // does not play (JSON:API, Stripe-like, HAL/Spring), run through the resource cores.
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { createCredential, listCredentials, regenerateCredential, setCredentialActive } from "../../provider/api.js";
+import {
+  createCredential,
+  listCredentials,
+  regenerateCredential,
+  setCredentialActive,
+} from "../../provider/resources/bucket-credential/api.js";
 import { createBucket, deleteBucket, getBucket, listBuckets } from "../../provider/resources/bucket/api.js";
 import { rotateApiKey } from "../../provider/resources/api-key/api.js";
 import { getZone, listZones } from "../../provider/resources/dns-zone/api.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
-import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
+import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";

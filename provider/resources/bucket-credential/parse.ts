@@ -1,14 +1,8 @@
-/**
- * The readers of the management API's answers, one per kind (docs/api-contract.md §2.3), by the
- * rules of answers/: each looks for only what its operation needs.
- */
-import { createdNames, findObject, hasAny, reader } from "./answers/find.js";
-import { AnswerObject } from "./answers/object.js";
-import { listOf } from "./answers/paging.js";
-import { flag, identifier, text, timestamp } from "./answers/values.js";
-
-// ---------------------------------------------------------------------------------------------
-// S3 credentials
+/** Readers of the S3 credential answers (docs/api-contract.md §6), by the rules of provider/answers/ (§2.3). */
+import { createdNames, findObject, hasAny, reader } from "../../answers/find.js";
+import { AnswerObject } from "../../answers/object.js";
+import { listOf } from "../../answers/paging.js";
+import { flag, identifier, text, timestamp } from "../../answers/values.js";
 
 export interface Credential {
   readonly access_key_id: string;
@@ -82,8 +76,6 @@ function readCredential(raw: unknown, needSecret: boolean): CredentialWithSecret
   };
 }
 
-/** A listed credential (no secret), or the answer of activate / deactivate. */
-export const credentialSchema = reader((raw) => readCredential(raw, false));
 export const credentialListSchema = reader(
   listOf(["credentials", "keys", "access_keys"], (raw) => readCredential(raw, false)),
 );

@@ -1,19 +1,18 @@
 /**
- * Typed calls of the management API (docs/api-contract.md §3–§6) over `ApiClient.request`, with the
- * answers read as §2.3 says: lists followed across pages, one object read from the list where the
- * platform has no route for it, actions and deletes done on any 2xx.
+ * The S3 credential calls of the management API (docs/api-contract.md §6): lists followed across
+ * pages, actions and deletes done on any 2xx.
  */
-import { ignoreNotFound, type Created } from "./answers/outcomes.js";
-import { listAll } from "./answers/paging.js";
-import { pathOf, type ApiClient } from "./client.js";
-import { hasCode } from "./errors.js";
-import { registerSecret } from "./redact.js";
+import { ignoreNotFound, type Created } from "../../answers/outcomes.js";
+import { listAll } from "../../answers/paging.js";
+import { pathOf, type ApiClient } from "../../client.js";
+import { hasCode } from "../../errors.js";
+import { registerSecret } from "../../redact.js";
 import {
   credentialListSchema,
   credentialWithSecretSchema,
   type Credential,
   type CredentialWithSecret,
-} from "./shapes.js";
+} from "./parse.js";
 
 export async function listCredentials(client: ApiClient, bucketId: string): Promise<Credential[]> {
   return listAll(client, pathOf`/object-storage/buckets/${bucketId}/credentials`, {}, credentialListSchema);

@@ -1,5 +1,5 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../fields.js";
-import { s3Fields } from "./bucket/fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
+import { s3Fields } from "../bucket/fields.js";
 
 export const bucketCredentialTable = {
   type: "BucketCredential",
