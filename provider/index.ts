@@ -12,7 +12,7 @@ import { apiKeyCore } from "./resources/api-key/core.js";
 import { bucketCore } from "./resources/bucket/core.js";
 import { bucketCredentialCore } from "./resources/bucket-credential/core.js";
 import { dnsZoneCore } from "./resources/dns-zone/core.js";
-import { transcriptCore } from "./resources/transcript/index.js";
+import { transcriptCore } from "./resources/transcript/core.js";
 
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);

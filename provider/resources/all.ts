@@ -7,7 +7,7 @@ import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
-import { transcriptCore } from "./transcript/index.js";
+import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
   apiKeyCore,

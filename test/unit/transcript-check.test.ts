@@ -5,7 +5,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unknownValue, type Props } from "../../provider/vocabulary.js";
-import { transcriptCore } from "../../provider/resources/transcript/index.js";
+import { transcriptCore } from "../../provider/resources/transcript/core.js";
 import { isInternalHost } from "../../provider/resources/transcript/addresses.js";
 import type { AnyCore } from "../../provider/core.js";
 import { testHost } from "./support.js";

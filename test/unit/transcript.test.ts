@@ -9,7 +9,7 @@ import type { CallContext } from "../../provider/core.js";
 import type { Clock } from "../../provider/vocabulary.js";
 import { nameKey } from "../../provider/core.js";
 import { CloudPlatformError, PartialCreateError, TranscriptFailedError } from "../../provider/errors.js";
-import { createTranscriptCore } from "../../provider/resources/transcript/index.js";
+import { createTranscriptCore } from "../../provider/resources/transcript/core.js";
 import { closePools } from "../../provider/client.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import type { Host } from "../../provider/host.js";
