@@ -20,7 +20,7 @@ import {
   learnBucket,
   listOutdated,
   oneAtATime,
-} from "../bucketFacts.js";
+} from "../bucket-facts.js";
 import { optionalBoolean, stringMap } from "../validate.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
 import { createOnce } from "./create-once.js";

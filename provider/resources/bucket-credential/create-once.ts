@@ -7,7 +7,7 @@
 import type { CallContext } from "../../core.js";
 import { OutcomeUnknownError, isNotFound } from "../../errors.js";
 import type { JournalEntry } from "../../journal.js";
-import { currentKeys, keyAdded, keysUnknown } from "../bucketFacts.js";
+import { currentKeys, keyAdded, keysUnknown } from "../bucket-facts.js";
 import { platformOf } from "../interrupted.js";
 import { createCredential, listCredentials, regenerateCredential } from "./api.js";
 import { bucketCredentialTable } from "./fields.js";

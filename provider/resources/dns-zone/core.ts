@@ -8,7 +8,7 @@ import { ConflictError, hasCode, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../fields.js";
 import { isUnknown } from "../../vocabulary.js";
 import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "../interrupted.js";
-import { collectionChanged, readThroughList } from "../sharedList.js";
+import { collectionChanged, readThroughList } from "../shared-list.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
 import { createZone, deleteZone, getZone, listZones } from "./api.js";
 import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./fields.js";
@@ -20,7 +20,7 @@ type DnsZoneCore = ResourceCore<DnsZoneInputs, DnsZoneOutputs>;
 
 const { type } = dnsZoneTable;
 
-/** The key of the zones' shared list (sharedList.ts). */
+/** The key of the zones' shared list (shared-list.ts). */
 const zonesList = "zones";
 
 /** What the platform says of a zone: the outputs but those the program and create decide. */

@@ -5,14 +5,14 @@
  * - the access key ids it holds, when known: none for a bucket this process just created, or those
  *   of a list this process read before a credential create, kept current by its own creates and
  *   deletes. A credential create compares the bucket's list with them after an unknown outcome;
- * - its credentials list, shared for a short while (sharedList.ts);
+ * - its credentials list, shared for a short while (shared-list.ts);
  * - a queue: the creates of one bucket's credentials run one after the other, so that the one new
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
 import { listCredentials } from "./bucket-credential/api.js";
 import type { CallContext } from "../core.js";
 import type { Credential } from "./bucket-credential/parse.js";
-import { collectionChanged, sharedList } from "./sharedList.js";
+import { collectionChanged, sharedList } from "./shared-list.js";
 
 interface BucketFacts {
   name?: string;
@@ -40,7 +40,7 @@ export function knownBucketName(ctx: CallContext, bucketId: string): string | un
   return factsOf(ctx, bucketId).name;
 }
 
-/** The key of the buckets' shared list (sharedList.ts). */
+/** The key of the buckets' shared list (shared-list.ts). */
 export const bucketsList = "buckets";
 
 /** The bucket was deleted (and its credentials with it, contract §5). */
