@@ -160,7 +160,7 @@ export class ApiClient {
     this.policy = { ...defaultRetryPolicy, ...options.retry };
   }
 
-  /** The general request; typed helpers are in api.ts. */
+  /** The general request; the typed calls are in each resource's `api.ts`. */
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const endpoint = `${opts.method} ${opts.path}`;
     const idempotent = opts.idempotent ?? !(opts.method === "POST" || opts.method === "PATCH");

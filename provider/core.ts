@@ -135,7 +135,7 @@ export interface Logger {
  * - `delete` is idempotent: an object already gone is success.
  */
 export interface ResourceCore<I, O> {
-  /** Every input and output, its type name among them (`<resource>.fields.ts`). */
+  /** Every input and output, its type name among them (`resources/<name>/fields.ts`). */
   readonly table: ResourceTable;
   /**
    * How `pulumi import` reaches this resource. Absent: the resource cannot be imported (the host

@@ -1,5 +1,5 @@
 /**
- * Field tables. Each resource declares every input and output once (`<resource>.fields.ts`): its
+ * Field tables. Each resource declares every input and output once (`resources/<name>/fields.ts`): its
  * name, kind, the text users read, and whether it is secret, replaces the object when it changes,
  * or has a default. The rest follows: the core's input and output types and its refusal of unknown
  * inputs, the diff's replace-or-update split, the plugin schema's properties, the secret outputs and
