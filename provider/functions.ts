@@ -5,7 +5,7 @@
  *   environment) when called;
  * - by the executable provider, as the invokes `cloudplatform:index:getDnsZone` etc. of every other
  *   language (`lookups` below; plugin/invoke.ts): they run in the plugin with the provider's client.
- * Arguments and results are field tables like the resources' (fields.ts), made of the resources'
+ * Arguments and results are field tables like the resources' (tables.ts), made of the resources'
  * own fields, so the plugin schema, the result types and the argument checks follow from them.
  * None returns a secret.
  */
@@ -18,7 +18,7 @@ import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
 import type { CheckFailure, Json, Props } from "./vocabulary.js";
 import { NotFoundError } from "./errors.js";
-import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./fields.js";
+import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./tables.js";
 import { redact } from "./redact.js";
 import { bucketTable } from "./resources/bucket/fields.js";
 import { bucketCredentialTable } from "./resources/bucket-credential/fields.js";

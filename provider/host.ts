@@ -7,8 +7,8 @@
  */
 import { ApiClient, type ClientOptions } from "./client.js";
 import { ProviderConfig, type Settings } from "./config.js";
-import type { AnyCore, CallContext, CheckResult, Logger } from "./core.js";
-import { nameKey, stackKey } from "./core.js";
+import type { AnyCore, CallContext, CheckResult, Logger } from "./contract.js";
+import { nameKey, stackKey } from "./contract.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
 import { FileJournal, journalDir, noJournal, type Journal } from "./journal.js";
 import { redact } from "./redact.js";
@@ -16,7 +16,7 @@ import { systemClock, type CheckFailure, type Clock, type DiffResult, type Props
 
 /**
  * What a call is about: the resource's core, its logical name (empty when the engine does not say),
- * and the key of its stack's recovery journal (core.ts `journalKey`; absent when unknown).
+ * and the key of its stack's recovery journal (contract.ts `journalKey`; absent when unknown).
  */
 export interface Call {
   readonly core: AnyCore;

@@ -21,7 +21,7 @@ export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
 export const transcriptProvider = toDynamicProvider(transcriptCore);
 
 export { configure, providerFor, toDynamicProvider } from "./dynamic.js";
-export { nameKey } from "./core.js";
+export { nameKey } from "./contract.js";
 export { Host } from "./host.js";
 export type { HostOptions } from "./host.js";
 export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };

@@ -102,7 +102,7 @@ export const noJournal: Journal = {
   quiet: async () => undefined,
 };
 
-/** Where the journal whose key is `key` (core.ts `journalKey`) lives. */
+/** Where the journal whose key is `key` (contract.ts `journalKey`) lives. */
 export function journalDir(key: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = env["PULUMI_HOME"] || join(homedir(), ".pulumi");
   return join(home, "cloudplatform", "journal", key);

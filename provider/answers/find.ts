@@ -1,4 +1,4 @@
-/** The object or list an answer is about, found in its envelopes; the field names several kinds share. */
+/** The object or list an answer is about, found in its envelopes; the key names several kinds share. */
 import { AnswerObject, isObj, keyForm, ShapeProblem, type Obj } from "./object.js";
 import { identifier, timestamp } from "./values.js";
 
@@ -103,7 +103,7 @@ export function receivedKeys(v: unknown): string[] {
   return keys.slice(0, 40);
 }
 
-// Field names several kinds share
+// Key names several kinds share
 
 export const createdNames = [
   "created_at",

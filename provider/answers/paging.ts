@@ -123,21 +123,21 @@ function pageOf<T>(raw: unknown, items: T[], rawItems: readonly unknown[]): Page
   const none = { items, next: undefined, nextQuery: undefined };
   if (!isObj(raw)) return { ...none, more: false };
   const top = new AnswerObject(raw);
-  const holders: Array<{ name: string; fields: AnswerObject }> = [
-    { name: "", fields: top },
+  const holders: Array<{ name: string; object: AnswerObject }> = [
+    { name: "", object: top },
     ...pagingHolders.flatMap(
-      (h) => top.read([h], (v) => (isObj(v) ? [{ name: h, fields: new AnswerObject(v) }] : undefined)) ?? [],
+      (h) => top.read([h], (v) => (isObj(v) ? [{ name: h, object: new AnswerObject(v) }] : undefined)) ?? [],
     ),
   ];
-  for (const { fields } of holders) {
-    const next = fields.read(nextNames, link);
+  for (const { object } of holders) {
+    const next = object.read(nextNames, link);
     if (next !== undefined) return { ...none, next, more: true };
   }
   // A flag that says this is the last page wins over a cursor some platforms always send.
-  if (holders.some(({ fields }) => fields.read(moreFlags, flag) === false)) return { ...none, more: false };
-  const flagged = holders.some(({ fields }) => fields.read(moreFlags, flag) === true);
-  for (const { name, fields } of holders) {
-    const nextQuery = continuation(fields, name, items.length);
+  if (holders.some(({ object }) => object.read(moreFlags, flag) === false)) return { ...none, more: false };
+  const flagged = holders.some(({ object }) => object.read(moreFlags, flag) === true);
+  for (const { name, object } of holders) {
+    const nextQuery = continuation(object, name, items.length);
     // A page count or total that says "last" beside a flag that says "more": not read as the end.
     if (nextQuery === "last" && !flagged) return { ...none, more: false };
     if (nextQuery !== undefined && nextQuery !== "last") return { ...none, nextQuery, more: true };
@@ -148,7 +148,7 @@ function pageOf<T>(raw: unknown, items: T[], rawItems: readonly unknown[]): Page
   if (top.read(moreFlags, flag) === true && lastId !== undefined) {
     return { ...none, nextQuery: { starting_after: lastId }, more: true };
   }
-  return { ...none, more: holders.some(({ fields }) => moreSignalled(fields, items.length)) };
+  return { ...none, more: holders.some(({ object }) => moreSignalled(object, items.length)) };
 }
 
 /** A list reader: every item must be readable (an item skipped could be taken for an object that is gone). */

@@ -6,8 +6,8 @@
  * input was secret.
  */
 import type * as provider from "@pulumi/pulumi/provider";
-import type { AnyCore, Logger } from "../core.js";
-import { secretOutputs } from "../fields.js";
+import type { AnyCore, Logger } from "../contract.js";
+import { secretOutputs } from "../tables.js";
 import { Host } from "../host.js";
 import { coreFor } from "./cores.js";
 import { invoke } from "./invoke.js";

@@ -2,7 +2,7 @@
  * Every resource core, once: what each host serves (the dynamic SDK by type name, the executable
  * provider by type token). A new resource is one entry here.
  */
-import type { AnyCore } from "../core.js";
+import type { AnyCore } from "../contract.js";
 import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";

@@ -10,7 +10,7 @@
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
 import { listCredentials } from "./bucket-credential/api.js";
-import type { CallContext } from "../core.js";
+import type { CallContext } from "../contract.js";
 import type { Credential } from "./bucket-credential/parse.js";
 import { collectionChanged, sharedList } from "./shared-list.js";
 

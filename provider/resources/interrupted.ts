@@ -3,7 +3,7 @@
  * resource: the name it drew, and whether the object that now holds a unique name is the one it
  * made, to be adopted rather than refused with `409 name_taken` (docs/api-contract.md §2.4).
  */
-import type { CallContext } from "../core.js";
+import type { CallContext } from "../contract.js";
 import type { JournalEntry } from "../journal.js";
 
 /**
@@ -42,7 +42,7 @@ export function recordNamedCreate(
  * same resource made: the journal recorded its id, or recorded a create of that name sent before
  * the object appeared (an object older than the entry was someone else's).
  */
-export function madeByEarlierRun(
+export function madeByInterruptedCreate(
   earlier: JournalEntry | undefined,
   objectName: string,
   found: { readonly id: string; readonly created_at?: string | undefined },

@@ -6,7 +6,7 @@
  * refresh takes to read it.
  */
 import type { ApiClient } from "../client.js";
-import type { CallContext } from "../core.js";
+import type { CallContext } from "../contract.js";
 
 interface Shared {
   current?: { readonly at: number; readonly list: Promise<unknown[]> };

@@ -3,7 +3,7 @@
 // returns only at create excepted), while a read of that result changes nothing.
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import type { ImportAccepted, ResourceCore } from "../../provider/core.js";
+import type { ImportAccepted, ResourceCore } from "../../provider/contract.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";

@@ -3,7 +3,7 @@
 // validator runs on it in test/e2e/plugin.test.ts.
 import { describe, expect, it } from "vitest";
 import type { Json } from "../../provider/vocabulary.js";
-import { secretOutputs } from "../../provider/fields.js";
+import { secretOutputs } from "../../provider/tables.js";
 import { firstSentence, lookups } from "../../provider/functions.js";
 import { dnsZoneTable } from "../../provider/resources/dns-zone/fields.js";
 import { cores, tokenOf } from "../../provider/plugin/cores.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type * as plugin from "@pulumi/pulumi/provider";
-import { journalKey } from "../../provider/core.js";
+import { journalKey } from "../../provider/contract.js";
 import { unknownValue } from "../../provider/vocabulary.js";
 import { FileJournal } from "../../provider/journal.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";

@@ -3,7 +3,7 @@
 // resource and its stack's journal.
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { journalKey } from "../../provider/core.js";
+import { journalKey } from "../../provider/contract.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import { ctx } from "./support.js";

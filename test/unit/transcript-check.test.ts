@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unknownValue, type Props } from "../../provider/vocabulary.js";
 import { transcriptCore } from "../../provider/resources/transcript/core.js";
 import { isInternalHost } from "../../provider/resources/transcript/addresses.js";
-import type { AnyCore } from "../../provider/core.js";
+import type { AnyCore } from "../../provider/contract.js";
 import { testHost } from "./support.js";
 const dir = mkdtempSync(join(tmpdir(), "transcript-check-"));
 const audio = join(dir, "a.wav");

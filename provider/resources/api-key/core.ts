@@ -4,9 +4,9 @@
  * or revoke endpoint, so refresh keeps the state and destroy only forgets the key (with a warning).
  */
 import { randomUUID } from "node:crypto";
-import type { CallContext, ResourceCore } from "../../core.js";
+import type { CallContext, ResourceCore } from "../../contract.js";
 import { hasCode } from "../../errors.js";
-import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../fields.js";
+import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { stringMap } from "../validate.js";
 import { rotateApiKey } from "./api.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./fields.js";

@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 
 export const apiKeyTable = {
   type: "ApiKey",

@@ -6,10 +6,10 @@
  * (create-once.ts).
  */
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
-import type { CallContext, ResourceCore } from "../../core.js";
-import { goneFromState } from "../../core.js";
+import type { CallContext, ResourceCore } from "../../contract.js";
+import { goneFromState } from "../../contract.js";
 import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
-import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../fields.js";
+import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { getBucket } from "../bucket/api.js";
 import { s3Region } from "../bucket/fields.js";

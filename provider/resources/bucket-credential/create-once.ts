@@ -4,7 +4,7 @@
  * shows before and after: the creates of one bucket run one at a time in this process
  * (`oneAtATime`), and the recovery journal keeps the "before" for the next run.
  */
-import type { CallContext } from "../../core.js";
+import type { CallContext } from "../../contract.js";
 import { OutcomeUnknownError, isNotFound } from "../../errors.js";
 import type { JournalEntry } from "../../journal.js";
 import { currentKeys, keyAdded, keysUnknown } from "../bucket-facts.js";

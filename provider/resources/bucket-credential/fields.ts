@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 import { s3Fields } from "../bucket/fields.js";
 
 export const bucketCredentialTable = {

@@ -6,13 +6,19 @@
  */
 import { keyForm } from "../../answers/object.js";
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
-import type { CallContext, ResourceCore } from "../../core.js";
-import { goneFromState, importById } from "../../core.js";
+import type { CallContext, ResourceCore } from "../../contract.js";
+import { goneFromState, importById } from "../../contract.js";
 import { ConflictError, hasCode, isNotFound } from "../../errors.js";
-import { diffInputs, inputsFrom, unknownInputs } from "../../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { bucketsList, forgetBucket, learnBucket } from "../bucket-facts.js";
-import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "../interrupted.js";
+import {
+  earlierCreate,
+  madeByInterruptedCreate,
+  platformOf,
+  recordNamedCreate,
+  refusedOutright,
+} from "../interrupted.js";
 import { readThroughList } from "../shared-list.js";
 import { bucketNameProblem, optionalBoolean } from "../validate.js";
 import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "./api.js";
@@ -160,7 +166,7 @@ const create: BucketCore["create"] = async (ctx, inputs) => {
     // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
     const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
     const existing = lookUp ? await findBucketByName(ctx.client, inputs.name) : undefined;
-    if (existing !== undefined && madeByEarlierRun(earlier, inputs.name, existing)) {
+    if (existing !== undefined && madeByInterruptedCreate(earlier, inputs.name, existing)) {
       ctx.log.info(
         `adopted the bucket "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`,
       );

@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 
 /** Storage classes the platform accepts (docs/api-contract.md §5). */
 export const storageClasses = ["Standard", "InfrequentAccess", "Archive"] as const;

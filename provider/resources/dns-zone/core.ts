@@ -2,12 +2,18 @@
  * DnsZone (docs/api-contract.md §4): create, read, delete; the name cannot change, so a new name
  * replaces the zone (delete first: zone names are unique).
  */
-import type { ResourceCore } from "../../core.js";
-import { goneFromState, importById } from "../../core.js";
+import type { ResourceCore } from "../../contract.js";
+import { goneFromState, importById } from "../../contract.js";
 import { ConflictError, hasCode, isNotFound } from "../../errors.js";
-import { diffInputs, inputsFrom, unknownInputs } from "../../fields.js";
+import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
-import { earlierCreate, madeByEarlierRun, platformOf, recordNamedCreate, refusedOutright } from "../interrupted.js";
+import {
+  earlierCreate,
+  madeByInterruptedCreate,
+  platformOf,
+  recordNamedCreate,
+  refusedOutright,
+} from "../interrupted.js";
 import { collectionChanged, readThroughList } from "../shared-list.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
 import { createZone, deleteZone, getZone, listZones } from "./api.js";
@@ -79,7 +85,7 @@ const create: DnsZoneCore["create"] = async (ctx, inputs) => {
     // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
     const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
     const existing = lookUp ? (await listZones(ctx.client, inputs.name))[0] : undefined;
-    if (existing !== undefined && madeByEarlierRun(earlier, inputs.name, existing)) {
+    if (existing !== undefined && madeByInterruptedCreate(earlier, inputs.name, existing)) {
       ctx.log.info(`adopted the zone "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`);
       ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
       return { id: existing.id, outs: outputsOf(existing, inputs.adopt) };

@@ -1,4 +1,4 @@
-import type { CheckResult } from "../../core.js";
+import type { CheckResult } from "../../contract.js";
 import { isUnknown, type CheckFailure, type Json, type Props } from "../../vocabulary.js";
 import { isInternalHost, isLoopbackHost } from "./addresses.js";
 import {

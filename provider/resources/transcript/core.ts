@@ -7,7 +7,7 @@
  * (deadline, network) is reported as partial state carrying it, and the next `up` resumes waiting
  * on that id.
  */
-import type { CallContext, CreateResult, ResourceCore } from "../../core.js";
+import type { CallContext, CreateResult, ResourceCore } from "../../contract.js";
 import {
   aboutResource,
   CloudPlatformError,
@@ -16,7 +16,7 @@ import {
   TranscriptDeadlineError,
   TranscriptFailedError,
 } from "../../errors.js";
-import { diffInputs, inputsFrom } from "../../fields.js";
+import { diffInputs, inputsFrom } from "../../tables.js";
 import type { Backoff } from "../../retry.js";
 import { isUnknown } from "../../vocabulary.js";
 import { transcriptionApi, type TranscriptionApi } from "./api.js";

@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 
 /** Detect the language: the default, beside the codes of limits.ts. */
 export const autoLanguage = "auto";

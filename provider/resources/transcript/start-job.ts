@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import type { CallContext } from "../../core.js";
+import type { CallContext } from "../../contract.js";
 import { SourceMissingError, TranscriptUploadError } from "../../errors.js";
 import { platformOf, refusedOutright } from "../interrupted.js";
 import type { CreateTranscriptBody, TranscriptionApi } from "./api.js";

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { ApiClient } from "./client.js";
 import type { SettingName, Settings } from "./config.js";
-import type { ResourceTable } from "./fields.js";
+import type { ResourceTable } from "./tables.js";
 import type { Journal } from "./journal.js";
 import type { CheckFailure, Clock, DiffResult, Props } from "./vocabulary.js";
 
