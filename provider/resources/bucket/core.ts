@@ -12,13 +12,7 @@ import { ConflictError, hasCode, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { bucketsList, forgetBucket, learnBucket } from "../bucket-facts.js";
-import {
-  earlierCreate,
-  madeByInterruptedCreate,
-  platformOf,
-  recordNamedCreate,
-  refusedOutright,
-} from "../interrupted.js";
+import { createNamed, platformOf } from "../interrupted.js";
 import { readThroughList } from "../shared-list.js";
 import { bucketNameProblem, optionalBoolean } from "../validate.js";
 import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "./api.js";
@@ -153,42 +147,26 @@ const diff: BucketCore["diff"] = (_ctx, _id, olds, news) => {
 
 const create: BucketCore["create"] = async (ctx, inputs) => {
   const s3Endpoint = requireS3Url(ctx.settings);
-  const earlier = earlierCreate(ctx, type);
-  recordNamedCreate(ctx, type, earlier, inputs.name);
-  let made;
-  try {
-    made = await createBucket(ctx.client, inputs.name, inputs.storageClass);
-  } catch (err) {
-    if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
-      if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
-      throw err;
-    }
-    // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
-    const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
-    const existing = lookUp ? await findBucketByName(ctx.client, inputs.name) : undefined;
-    if (existing !== undefined && madeByInterruptedCreate(earlier, inputs.name, existing)) {
-      ctx.log.info(
-        `adopted the bucket "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`,
-      );
-      learnBucket(ctx, existing.id, existing.name);
-      ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
-      return { id: existing.id, outs: outputs(existing, inputs, s3Endpoint, false) };
-    }
-    // The name is someone else's: nothing of this resource's to find later.
-    ctx.journal.forget(type, ctx.name);
+  const result = await createNamed(ctx, type, inputs.name, inputs.adopt, {
+    create: () => createBucket(ctx.client, inputs.name, inputs.storageClass),
+    find: () => findBucketByName(ctx.client, inputs.name),
+  });
+  if (result.kind === "taken") {
     if (inputs.adopt) {
-      const outs = await adoptExisting(ctx, inputs, existing, s3Endpoint);
+      const outs = await adoptExisting(ctx, inputs, result.existing, s3Endpoint);
       return { id: outs.bucketId, outs };
     }
-    (err as Error).message +=
+    result.error.message +=
       ` Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is ` +
       "yours and should be managed by this stack (dynamic resources cannot be `pulumi import`ed).";
-    throw err;
+    throw result.error;
   }
-  const bucket = made.value;
+  const bucket = result.object;
+  if (result.kind === "interrupted") {
+    ctx.log.info(`adopted the bucket "${inputs.name}" (${bucket.id}) that an interrupted run of this stack created.`);
+  }
   // A bucket this request made holds no credential yet; one found by name may be an earlier run's.
-  learnBucket(ctx, bucket.id, bucket.name, !made.reconciled);
-  ctx.journal.created(type, ctx.name, platformOf(ctx), bucket.id);
+  learnBucket(ctx, bucket.id, bucket.name, result.kind === "made" && !result.reconciled);
   return { id: bucket.id, outs: outputs(bucket, inputs, s3Endpoint, false) };
 };
 

@@ -4,16 +4,10 @@
  */
 import type { ResourceCore } from "../../contract.js";
 import { goneFromState, importById } from "../../contract.js";
-import { ConflictError, hasCode, isNotFound } from "../../errors.js";
+import { ConflictError, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
-import {
-  earlierCreate,
-  madeByInterruptedCreate,
-  platformOf,
-  recordNamedCreate,
-  refusedOutright,
-} from "../interrupted.js";
+import { createNamed } from "../interrupted.js";
 import { collectionChanged, readThroughList } from "../shared-list.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
 import { createZone, deleteZone, getZone, listZones } from "./api.js";
@@ -72,42 +66,31 @@ const diff: DnsZoneCore["diff"] = (_ctx, _id, olds, news) => {
 };
 
 const create: DnsZoneCore["create"] = async (ctx, inputs) => {
-  const earlier = earlierCreate(ctx, type);
-  recordNamedCreate(ctx, type, earlier, inputs.name);
-  let made;
-  try {
-    made = await createZone(ctx.client, inputs.name);
-  } catch (err) {
-    if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
-      if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
-      throw err;
+  const result = await createNamed(ctx, type, inputs.name, inputs.adopt, {
+    create: () => createZone(ctx.client, inputs.name),
+    find: async () => (await listZones(ctx.client, inputs.name))[0],
+  });
+  if (result.kind === "taken") {
+    if (!inputs.adopt) {
+      result.error.message +=
+        ` A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
+        "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.";
+      throw result.error;
     }
-    // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
-    const lookUp = earlier?.objectName === inputs.name || inputs.adopt;
-    const existing = lookUp ? (await listZones(ctx.client, inputs.name))[0] : undefined;
-    if (existing !== undefined && madeByInterruptedCreate(earlier, inputs.name, existing)) {
-      ctx.log.info(`adopted the zone "${inputs.name}" (${existing.id}) that an interrupted run of this stack created.`);
-      ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
-      return { id: existing.id, outs: outputsOf(existing, inputs.adopt) };
+    if (result.existing === undefined) {
+      throw new ConflictError(
+        `zone name "${inputs.name}" is taken by a zone outside this project`,
+        "Zone names are unique on the platform: pick another name.",
+      );
     }
-    ctx.journal.forget(type, ctx.name);
-    if (inputs.adopt) {
-      if (existing === undefined) {
-        throw new ConflictError(
-          `zone name "${inputs.name}" is taken by a zone outside this project`,
-          "Zone names are unique on the platform: pick another name.",
-        );
-      }
-      ctx.log.info(`adopted the existing zone "${inputs.name}" (${existing.id}).`);
-      return { id: existing.id, outs: outputsOf(existing, true, true) };
-    }
-    (err as Error).message +=
-      ` A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
-      "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.";
-    throw err;
+    ctx.log.info(`adopted the existing zone "${inputs.name}" (${result.existing.id}).`);
+    return { id: result.existing.id, outs: outputsOf(result.existing, true, true) };
   }
-  ctx.journal.created(type, ctx.name, platformOf(ctx), made.value.id);
-  return { id: made.value.id, outs: outputsOf(made.value, inputs.adopt) };
+  const zone = result.object;
+  if (result.kind === "interrupted") {
+    ctx.log.info(`adopted the zone "${inputs.name}" (${zone.id}) that an interrupted run of this stack created.`);
+  }
+  return { id: zone.id, outs: outputsOf(zone, inputs.adopt) };
 };
 
 const read: DnsZoneCore["read"] = async (ctx, id, state) => {
