@@ -83,17 +83,12 @@ const remove: ApiKeyCore["delete"] = async (ctx) => {
   );
 };
 
-export const apiKeyCore: ApiKeyCore = {
-  table: apiKeyTable,
-  importing: {
-    supported: false,
-    reason:
-      "the platform has no endpoint that reads an API key back; create an ApiKey resource instead (it rotates the key)",
-  },
-  check,
-  diff,
-  create,
-  read,
-  update,
-  delete: remove,
+const importing: ApiKeyCore["importing"] = {
+  supported: false,
+  reason:
+    "the platform has no endpoint that reads an API key back; create an ApiKey resource instead (it rotates the key)",
 };
+
+const operations = { check, diff, create, read, update, delete: remove };
+
+export const apiKeyCore: ApiKeyCore = { table: apiKeyTable, importing, ...operations };

@@ -180,28 +180,23 @@ const remove: BucketCredentialCore["delete"] = async (ctx, id, state) => {
   keyRemoved(ctx, state.bucketId, id);
 };
 
-export const bucketCredentialCore: BucketCredentialCore = {
-  table: bucketCredentialTable,
-  importing: {
-    supported: true,
-    target(importId) {
-      const parts = importParts(importId);
-      if (parts === undefined) {
-        throw new ImportIdInvalidError(
-          `"${importId}" is not a BucketCredential import id`,
-          "Use <bucketId>/<accessKeyId>, e.g. `pulumi import cloudplatform:index:BucketCredential writer bkt_123/AKIA...`.",
-        );
-      }
-      // The access key id is the credential's identity: kept in the state like create keeps it.
-      return { id: parts.accessKeyId, state: { bucketId: parts.bucketId, accessKeyId: parts.accessKeyId } };
-    },
-    // The engine may hand back the import id: a plain access key id (the state's id) passes through.
-    coreId: (id) => importParts(id)?.accessKeyId ?? id,
+const importing: BucketCredentialCore["importing"] = {
+  supported: true,
+  target(importId) {
+    const parts = importParts(importId);
+    if (parts === undefined) {
+      throw new ImportIdInvalidError(
+        `"${importId}" is not a BucketCredential import id`,
+        "Use <bucketId>/<accessKeyId>, e.g. `pulumi import cloudplatform:index:BucketCredential writer bkt_123/AKIA...`.",
+      );
+    }
+    // The access key id is the credential's identity: kept in the state like create keeps it.
+    return { id: parts.accessKeyId, state: { bucketId: parts.bucketId, accessKeyId: parts.accessKeyId } };
   },
-  check,
-  diff,
-  create,
-  read,
-  update,
-  delete: remove,
+  // The engine may hand back the import id: a plain access key id (the state's id) passes through.
+  coreId: (id) => importParts(id)?.accessKeyId ?? id,
 };
+
+const operations = { check, diff, create, read, update, delete: remove };
+
+export const bucketCredentialCore: BucketCredentialCore = { table: bucketCredentialTable, importing, ...operations };

@@ -238,13 +238,6 @@ function notEmptyError(err: ConflictError, name: string): ConflictError {
   );
 }
 
-export const bucketCore: BucketCore = {
-  table: bucketTable,
-  importing: importById,
-  check,
-  diff,
-  create,
-  read,
-  update,
-  delete: remove,
-};
+const operations = { check, diff, create, read, update, delete: remove };
+
+export const bucketCore: BucketCore = { table: bucketTable, importing: importById, ...operations };

@@ -115,13 +115,6 @@ const remove: DnsZoneCore["delete"] = async (ctx, id) => {
   collectionChanged(ctx, zonesList);
 };
 
-export const dnsZoneCore: DnsZoneCore = {
-  table: dnsZoneTable,
-  importing: importById,
-  check,
-  diff,
-  create,
-  read,
-  update,
-  delete: remove,
-};
+const operations = { check, diff, create, read, update, delete: remove };
+
+export const dnsZoneCore: DnsZoneCore = { table: dnsZoneTable, importing: importById, ...operations };
