@@ -33,8 +33,10 @@ import {
   type RetryPolicy,
 } from "./retry.js";
 import type { Settings } from "./config.js";
-import { systemClock, type Clock } from "./core.js";
-import { readErrorBody, receivedKeys, ShapeProblem, type Reader } from "./shapes.js";
+import { systemClock, type Clock } from "./vocabulary.js";
+import { readErrorBody } from "./answers/error-body.js";
+import { receivedKeys, type Reader } from "./answers/find.js";
+import { ShapeProblem } from "./answers/object.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
 
@@ -158,7 +160,7 @@ export class ApiClient {
     this.policy = { ...defaultRetryPolicy, ...options.retry };
   }
 
-  /** The general request; typed helpers are in api.ts. */
+  /** The general request; the typed calls are in each resource's `api.ts`. */
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const endpoint = `${opts.method} ${opts.path}`;
     const idempotent = opts.idempotent ?? !(opts.method === "POST" || opts.method === "PATCH");

@@ -14,10 +14,11 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as log from "@pulumi/pulumi/log";
 import { hasEngine } from "@pulumi/pulumi/runtime/settings";
 import { settingNames } from "./config.js";
-import type { Logger, Props, ResourceCore } from "./core.js";
-import { journalKey, nameKey, stackKey } from "./core.js";
+import type { AnyCore, Logger, ResourceCore } from "./contract.js";
+import type { Props } from "./vocabulary.js";
+import { journalKey, nameKey, stackKey } from "./contract.js";
 import { UnknownTypeError } from "./errors.js";
-import { Host, providerKey, splitHostKeys, type AnyCore, type Call } from "./host.js";
+import { Host, providerKey, splitHostKeys, type Call } from "./host.js";
 import { cores } from "./resources/all.js";
 
 type Bag = Record<string, unknown>;

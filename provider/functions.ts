@@ -5,25 +5,28 @@
  *   environment) when called;
  * - by the executable provider, as the invokes `cloudplatform:index:getDnsZone` etc. of every other
  *   language (`lookups` below; plugin/invoke.ts): they run in the plugin with the provider's client.
- * Arguments and results are field tables like the resources' (fields.ts), made of the resources'
+ * Arguments and results are field tables like the resources' (tables.ts), made of the resources'
  * own fields, so the plugin schema, the result types and the argument checks follow from them.
  * None returns a secret.
  */
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
-import { findBucketByName, listBuckets, listCredentials, listZones } from "./api.js";
+import { listCredentials } from "./resources/bucket-credential/api.js";
+import { findBucketByName, listBuckets } from "./resources/bucket/api.js";
+import { listZones } from "./resources/dns-zone/api.js";
 import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
-import type { CheckFailure, Json, Props } from "./core.js";
+import type { CheckFailure, Json, Props } from "./vocabulary.js";
 import { NotFoundError } from "./errors.js";
-import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./fields.js";
+import { type Field, type FieldKind, type OutputsOf, type ResourceTable } from "./tables.js";
 import { redact } from "./redact.js";
-import { bucketTable } from "./resources/bucket.fields.js";
-import { bucketCredentialTable } from "./resources/bucketCredential.fields.js";
-import { dnsZoneTable } from "./resources/dnsZone.fields.js";
-import { zoneOutputs } from "./resources/dnsZone.js";
+import { bucketTable } from "./resources/bucket/fields.js";
+import { bucketCredentialTable } from "./resources/bucket-credential/fields.js";
+import { dnsZoneTable } from "./resources/dns-zone/fields.js";
+import { zoneOutputs } from "./resources/dns-zone/core.js";
 import { normalizeDomain } from "./resources/validate.js";
-import type { Bucket, Credential } from "./shapes.js";
+import type { Credential } from "./resources/bucket-credential/parse.js";
+import type { Bucket } from "./resources/bucket/parse.js";
 
 /**
  * A resource's field as a lookup reports it: same kind, and the first sentence of the resource's

@@ -7,18 +7,16 @@
  */
 import { ApiClient, type ClientOptions } from "./client.js";
 import { ProviderConfig, type Settings } from "./config.js";
-import type { CallContext, CheckFailure, CheckResult, Clock, DiffResult, Logger, Props, ResourceCore } from "./core.js";
-import { nameKey, stackKey, systemClock } from "./core.js";
+import type { AnyCore, CallContext, CheckResult, Logger } from "./contract.js";
+import { nameKey, stackKey } from "./contract.js";
 import { aboutResource, CloudPlatformError, ImportUnsupportedError, PartialCreateError } from "./errors.js";
 import { FileJournal, journalDir, noJournal, type Journal } from "./journal.js";
 import { redact } from "./redact.js";
-
-/** Cores see plain JSON; their input and output types do not matter to a host. */
-export type AnyCore = ResourceCore<unknown, unknown>;
+import { systemClock, type CheckFailure, type Clock, type DiffResult, type Props } from "./vocabulary.js";
 
 /**
  * What a call is about: the resource's core, its logical name (empty when the engine does not say),
- * and the key of its stack's recovery journal (core.ts `journalKey`; absent when unknown).
+ * and the key of its stack's recovery journal (contract.ts `journalKey`; absent when unknown).
  */
 export interface Call {
   readonly core: AnyCore;

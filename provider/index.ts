@@ -8,11 +8,11 @@
 // First: it speeds up loading every module below (compile-cache.ts).
 import "./compile-cache.js";
 import { toDynamicProvider } from "./dynamic.js";
-import { apiKeyCore } from "./resources/apiKey.js";
-import { bucketCore } from "./resources/bucket.js";
-import { bucketCredentialCore } from "./resources/bucketCredential.js";
-import { dnsZoneCore } from "./resources/dnsZone.js";
-import { transcriptCore } from "./resources/transcript/index.js";
+import { apiKeyCore } from "./resources/api-key/core.js";
+import { bucketCore } from "./resources/bucket/core.js";
+import { bucketCredentialCore } from "./resources/bucket-credential/core.js";
+import { dnsZoneCore } from "./resources/dns-zone/core.js";
+import { transcriptCore } from "./resources/transcript/core.js";
 
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);
@@ -21,7 +21,7 @@ export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
 export const transcriptProvider = toDynamicProvider(transcriptCore);
 
 export { configure, providerFor, toDynamicProvider } from "./dynamic.js";
-export { nameKey } from "./core.js";
+export { nameKey } from "./contract.js";
 export { Host } from "./host.js";
 export type { HostOptions } from "./host.js";
 export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };

@@ -20,7 +20,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
-import type { Clock } from "./core.js";
+import type { Clock } from "./vocabulary.js";
 
 export type JournalState =
   /** The create request is about to be sent or in flight: the object may or may not exist. */
@@ -102,7 +102,7 @@ export const noJournal: Journal = {
   quiet: async () => undefined,
 };
 
-/** Where the journal whose key is `key` (core.ts `journalKey`) lives. */
+/** Where the journal whose key is `key` (contract.ts `journalKey`) lives. */
 export function journalDir(key: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = env["PULUMI_HOME"] || join(homedir(), ".pulumi");
   return join(home, "cloudplatform", "journal", key);

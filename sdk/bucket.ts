@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { bucketTable, type StorageClass } from "../provider/resources/bucket.fields.js";
+import { bucketTable, type StorageClass } from "../provider/resources/bucket/fields.js";
 import { customResourceArgs } from "./resource.js";
 
 export type { StorageClass };

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { journalKey } from "../provider/core.js";
-import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/fields.js";
+import { journalKey } from "../provider/contract.js";
+import { computedOutputs, programInputs, secretOutputs, type ResourceTable } from "../provider/tables.js";
 import { providerText } from "./shim.js";
 
 /** Where the engine and the provider host look for a dynamic resource's provider text. */

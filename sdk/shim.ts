@@ -13,7 +13,7 @@
  * when first called and delegate to `providerFor(type, name, journal key)`. Dynamic providers are
  * not told the URN: the text is what tells every call, read and delete included (which get only the
  * state), which resource of which stack it is about, so the bags themselves carry no such keys. The
- * journal key is the stack's (provider/core.ts `journalKey`), absent outside a deployment. Letting
+ * journal key is the stack's (provider/contract.ts `journalKey`), absent outside a deployment. Letting
  * Pulumi serialize a provider object as a closure instead costs 267 bytes at best and a closure
  * analysis per type in every program.
  *

@@ -1,6 +1,6 @@
 /**
  * Provider configuration for the executable host, read from the engine's Configure request (see
- * serverShims.ts for why the request is seen here at all). main.ts hands the values to the host.
+ * server-shims.ts for why the request is seen here at all). main.ts hands the values to the host.
  */
 import { packageName } from "./cores.js";
 import { decode } from "./wire.js";

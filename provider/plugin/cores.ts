@@ -2,7 +2,7 @@
  * The resources this host serves, by type token `cloudplatform:index:<Type>`: the same cores the
  * dynamic host serves, nothing re-implemented.
  */
-import { journalKey } from "../core.js";
+import { journalKey } from "../contract.js";
 import { UnknownTypeError } from "../errors.js";
 import type { Call } from "../host.js";
 import { cores } from "../resources/all.js";

@@ -7,7 +7,7 @@ import { main } from "@pulumi/pulumi/provider";
 import { Host } from "../host.js";
 import { configValues } from "./configure.js";
 import { createProvider, stderrLogger } from "./provider.js";
-import { withServerShims } from "./serverShims.js";
+import { withServerShims } from "./server-shims.js";
 
 /** The package's own version (self-reference through its `exports`). */
 function packageVersion(): string {

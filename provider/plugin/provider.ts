@@ -6,9 +6,9 @@
  * input was secret.
  */
 import type * as provider from "@pulumi/pulumi/provider";
-import type { Logger } from "../core.js";
-import { secretOutputs } from "../fields.js";
-import { Host, type AnyCore } from "../host.js";
+import type { AnyCore, Logger } from "../contract.js";
+import { secretOutputs } from "../tables.js";
+import { Host } from "../host.js";
 import { coreFor } from "./cores.js";
 import { invoke } from "./invoke.js";
 import { schemaJson } from "./schema.js";

@@ -1,11 +1,11 @@
 /**
  * The Pulumi package schema of `cloudplatform` (served by GetSchema): what other languages'
  * SDK generators, `pulumi import` code generation and `pulumi package get-schema` read. It follows
- * from the cores' field tables (fields.ts) and the settings of config.ts; property names are the
+ * from the cores' field tables (tables.ts) and the settings of config.ts; property names are the
  * cores' wire names.
  */
 import { settingTable } from "../config.js";
-import { alwaysSet, programInputs, type Field, type FieldKind, type ResourceTable } from "../fields.js";
+import { alwaysSet, programInputs, type Field, type FieldKind, type ResourceTable } from "../tables.js";
 import { lookups, type Lookup } from "../functions.js";
 import { cores, packageName, tokenOf } from "./cores.js";
 

@@ -7,8 +7,7 @@
  * `pulumi.secret(...)` cannot be returned instead: the host serializes outputs with
  * `Struct.fromJavaScript`, which does not know `Output` objects.
  */
-import type { Json, Props } from "../core.js";
-import { unknownValue } from "../core.js";
+import { unknownValue, type Json, type Props } from "../vocabulary.js";
 
 // Values of @pulumi/pulumi/runtime/rpc (specialSigKey and friends), part of the wire protocol.
 const sigKey = "4dabf18193072939515e22adb298388d";

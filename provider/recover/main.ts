@@ -10,7 +10,9 @@
  */
 import { execFile } from "node:child_process";
 import { parseArgs, promisify } from "node:util";
-import { deleteBucket, deleteCredential, deleteZone, findBucketByName, listCredentials, listZones } from "../api.js";
+import { deleteCredential, listCredentials } from "../resources/bucket-credential/api.js";
+import { deleteBucket, findBucketByName } from "../resources/bucket/api.js";
+import { deleteZone, listZones } from "../resources/dns-zone/api.js";
 import { ApiClient, closePools } from "../client.js";
 import { resolveSettings } from "../config.js";
 import { CloudPlatformError, hasCode } from "../errors.js";

@@ -11,8 +11,10 @@
  * the stack created itself, and only as many as it had creates in flight there; anything else is
  * listed for the user to decide (`--delete`).
  */
-import { isAutoNameOf } from "../resources/bucket.js";
-import type { Bucket, Credential, Zone } from "../shapes.js";
+import { isAutoNameOf } from "../resources/bucket/auto-name.js";
+import type { Credential } from "../resources/bucket-credential/parse.js";
+import type { Bucket } from "../resources/bucket/parse.js";
+import type { Zone } from "../resources/dns-zone/parse.js";
 
 /** The resource types whose pending creates leave objects behind, as the type tokens name them. */
 export type Kind = "Bucket" | "DnsZone" | "BucketCredential" | "Transcript" | "ApiKey";

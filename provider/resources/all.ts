@@ -2,12 +2,12 @@
  * Every resource core, once: what each host serves (the dynamic SDK by type name, the executable
  * provider by type token). A new resource is one entry here.
  */
-import type { AnyCore } from "../host.js";
-import { apiKeyCore } from "./apiKey.js";
-import { bucketCore } from "./bucket.js";
-import { bucketCredentialCore } from "./bucketCredential.js";
-import { dnsZoneCore } from "./dnsZone.js";
-import { transcriptCore } from "./transcript/index.js";
+import type { AnyCore } from "../contract.js";
+import { apiKeyCore } from "./api-key/core.js";
+import { bucketCore } from "./bucket/core.js";
+import { bucketCredentialCore } from "./bucket-credential/core.js";
+import { dnsZoneCore } from "./dns-zone/core.js";
+import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
   apiKeyCore,

@@ -1,9 +1,12 @@
 /**
  * What a create learns from the recovery journal (journal.ts) about an interrupted run of the same
  * resource: the name it drew, and whether the object that now holds a unique name is the one it
- * made, to be adopted rather than refused with `409 name_taken` (docs/api-contract.md §2.4).
+ * made, to be adopted rather than refused with `409 name_taken` (docs/api-contract.md §2.4). The
+ * create of a uniquely named object (a bucket, a zone) keeps the journal through `createNamed`.
  */
-import type { CallContext } from "../core.js";
+import type { Created } from "../answers/outcomes.js";
+import type { CallContext } from "../contract.js";
+import { hasCode } from "../errors.js";
 import type { JournalEntry } from "../journal.js";
 
 /**
@@ -18,7 +21,7 @@ export function platformOf(ctx: CallContext): string {
 }
 
 /** The journal's entry of this resource, as its create sees it. */
-export function earlierCreate(ctx: CallContext, type: string): JournalEntry | undefined {
+function earlierCreate(ctx: CallContext, type: string): JournalEntry | undefined {
   return ctx.journal.find(type, ctx.name, platformOf(ctx));
 }
 
@@ -27,7 +30,7 @@ export function earlierCreate(ctx: CallContext, type: string): JournalEntry | un
  * already records a create of that very name: that earlier entry keeps its time (the lower bound of
  * when the object could have been made) and its id.
  */
-export function recordNamedCreate(
+function recordNamedCreate(
   ctx: CallContext,
   type: string,
   earlier: JournalEntry | undefined,
@@ -42,7 +45,7 @@ export function recordNamedCreate(
  * same resource made: the journal recorded its id, or recorded a create of that name sent before
  * the object appeared (an object older than the entry was someone else's).
  */
-export function madeByEarlierRun(
+function madeByInterruptedCreate(
   earlier: JournalEntry | undefined,
   objectName: string,
   found: { readonly id: string; readonly created_at?: string | undefined },
@@ -58,4 +61,50 @@ export function madeByEarlierRun(
 export function refusedOutright(err: unknown): boolean {
   const status = (err as { status?: unknown } | null)?.status;
   return typeof status === "number" && [400, 401, 403, 404, 409, 422].includes(status);
+}
+
+/** How the create of a uniquely named object ended. */
+export type NamedCreate<T> =
+  /** This request made it (`reconciled`: found by its name after the answer was lost or unreadable). */
+  | { readonly kind: "made"; readonly object: T; readonly reconciled: boolean }
+  /** The name was taken by the object an interrupted run of this resource made: it is this resource's. */
+  | { readonly kind: "interrupted"; readonly object: T }
+  /** The name is someone else's: the platform's 409, and the object holding the name if it was looked up. */
+  | { readonly kind: "taken"; readonly error: Error; readonly existing: T | undefined };
+
+/**
+ * Creates the object named `name`, keeping the journal: the create is recorded before it is sent
+ * and its id once answered; a refusal that says nothing was made forgets it. A 409 looks the name's
+ * holder up (`find`) when the journal knows the name, or when the program would adopt it (`adopt`),
+ * and tells the object an interrupted run of this resource made from someone else's.
+ */
+export async function createNamed<T extends { readonly id: string; readonly created_at?: string | undefined }>(
+  ctx: CallContext,
+  type: string,
+  name: string,
+  adopt: boolean,
+  calls: { readonly create: () => Promise<Created<T>>; readonly find: () => Promise<T | undefined> },
+): Promise<NamedCreate<T>> {
+  const earlier = earlierCreate(ctx, type);
+  recordNamedCreate(ctx, type, earlier, name);
+  let made: Created<T>;
+  try {
+    made = await calls.create();
+  } catch (err) {
+    if (!hasCode(err, "CLOUDPLATFORM_CONFLICT")) {
+      if (refusedOutright(err)) ctx.journal.forget(type, ctx.name);
+      throw err;
+    }
+    // Looked up only when it may be adopted: the journal knows the name, or the program says adopt.
+    const existing = earlier?.objectName === name || adopt ? await calls.find() : undefined;
+    if (existing !== undefined && madeByInterruptedCreate(earlier, name, existing)) {
+      ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
+      return { kind: "interrupted", object: existing };
+    }
+    // The name is someone else's: nothing of this resource's to find later.
+    ctx.journal.forget(type, ctx.name);
+    return { kind: "taken", error: err as Error, existing };
+  }
+  ctx.journal.created(type, ctx.name, platformOf(ctx), made.value.id);
+  return { kind: "made", object: made.value, reconciled: made.reconciled };
 }

@@ -2,8 +2,7 @@
  * Validation shared by the resource cores' `check`: every failure names the property and says
  * what to fix. Unknown values (preview) are skipped by the callers.
  */
-import type { CheckFailure, Json } from "../core.js";
-import { isUnknown } from "../core.js";
+import { isUnknown, type CheckFailure, type Json } from "../vocabulary.js";
 
 /** S3 bucket naming rules (contract §5); returns the problem, or undefined when valid. */
 export function bucketNameProblem(name: string): string | undefined {

@@ -4,7 +4,9 @@
 // zones. A refresh that read only the first page would take the objects on the second for gone.
 import { afterAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
-import { listBuckets, listCredentials, listZones } from "../../provider/api.js";
+import { listCredentials } from "../../provider/resources/bucket-credential/api.js";
+import { listBuckets } from "../../provider/resources/bucket/api.js";
+import { listZones } from "../../provider/resources/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
 import { emulatorState, hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";

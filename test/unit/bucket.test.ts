@@ -1,7 +1,8 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { autoName, bucketCore, type BucketOutputs } from "../../provider/resources/bucket.js";
-import { unknownValue } from "../../provider/core.js";
+import { bucketCore, type BucketOutputs } from "../../provider/resources/bucket/core.js";
+import { autoName } from "../../provider/resources/bucket/auto-name.js";
+import { unknownValue } from "../../provider/vocabulary.js";
 import { base, bucketState, configureDefaults, ctx, host, s3, thrown, useApi } from "./support.js";
 
 const state: BucketOutputs = { ...bucketState, name: "logs-abc" };

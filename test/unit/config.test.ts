@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderConfig } from "../../provider/config.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, testHost, thrown, token } from "./support.js";
 
 const envKeys = [

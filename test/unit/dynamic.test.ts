@@ -1,10 +1,10 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import type { ResourceCore } from "../../provider/core.js";
+import type { ResourceCore } from "../../provider/contract.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
 import { PartialCreateError } from "../../provider/errors.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import {
   apiKey,
   base,

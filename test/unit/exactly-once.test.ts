@@ -4,9 +4,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, ctx, journal, thrown, useApi, type Logged } from "./support.js";
 
 const bucketInputs = { name: "logs-abcdefg", storageClass: "Standard", forceDestroy: false, adopt: false };

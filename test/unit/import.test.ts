@@ -3,11 +3,11 @@
 // returns only at create excepted), while a read of that result changes nothing.
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import type { ImportAccepted, ResourceCore } from "../../provider/core.js";
-import { apiKeyCore } from "../../provider/resources/apiKey.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+import type { ImportAccepted, ResourceCore } from "../../provider/contract.js";
+import { apiKeyCore } from "../../provider/resources/api-key/core.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, configureDefaults, ctx, host, s3, testHost, thrown, useApi } from "./support.js";
 
 const createdAt = "2026-11-01T00:00:00Z";

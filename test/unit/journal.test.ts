@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { journalKey } from "../../provider/core.js";
+import { journalKey } from "../../provider/contract.js";
 import { FileJournal, journalDir, writerAlive, type JournalEntry } from "../../provider/journal.js";
 
 const platform = "http://api.cloudplatform.test";

@@ -2,10 +2,10 @@
 // inputs its check accepts, secret outputs and secret settings are flagged. The CLI's own schema
 // validator runs on it in test/e2e/plugin.test.ts.
 import { describe, expect, it } from "vitest";
-import type { Json } from "../../provider/core.js";
-import { secretOutputs } from "../../provider/fields.js";
+import type { Json } from "../../provider/vocabulary.js";
+import { secretOutputs } from "../../provider/tables.js";
 import { firstSentence, lookups } from "../../provider/functions.js";
-import { dnsZoneTable } from "../../provider/resources/dnsZone.fields.js";
+import { dnsZoneTable } from "../../provider/resources/dns-zone/fields.js";
 import { cores, tokenOf } from "../../provider/plugin/cores.js";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { ctx } from "./support.js";

@@ -3,9 +3,9 @@
 // resource and its stack's journal.
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { journalKey } from "../../provider/core.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { bucketCredentialCore } from "../../provider/resources/bucketCredential.js";
+import { journalKey } from "../../provider/contract.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import { ctx } from "./support.js";
 
 const registered = new Map<string, Record<string, unknown>>();
@@ -42,7 +42,7 @@ describe("SDK classes", () => {
   });
 
   it("name the resource and its stack's journal (<organization>/<project>/<stack>) in the provider text alone", async () => {
-    const { BucketCredential } = await import("../../sdk/bucketCredential.js");
+    const { BucketCredential } = await import("../../sdk/bucket-credential.js");
     await settled(new BucketCredential("cred", { bucketId: "bkt_1" }).urn);
     const inputs = registered.get("cred") ?? {};
     expect(inputs["__provider"]).toBe(
@@ -52,7 +52,7 @@ describe("SDK classes", () => {
   });
 
   it("pass a bucketId of the wrong type through, refused as such rather than as missing", async () => {
-    const { BucketCredential } = await import("../../sdk/bucketCredential.js");
+    const { BucketCredential } = await import("../../sdk/bucket-credential.js");
     const args = { bucketId: 7 } as unknown as ConstructorParameters<typeof BucketCredential>[1];
     await settled(new BucketCredential("seven", args).urn);
     expect(registered.get("seven")).toMatchObject({ bucketId: 7 });

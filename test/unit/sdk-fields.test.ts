@@ -1,4 +1,4 @@
-// The SDK's hand-written classes against the field tables (provider/fields.ts): each Args property
+// The SDK's hand-written classes against the field tables (provider/tables.ts): each Args property
 // is an input of the table, with the table's description as its TSDoc summary and the table's
 // default as its `@default`; each declared output is a field of the table, and none is missing.
 // TypeScript cannot derive TSDoc, so this test is what keeps the two equal.
@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { programInputs, type Field } from "../../provider/fields.js";
+import { programInputs, type Field } from "../../provider/tables.js";
 import { cores } from "../../provider/plugin/cores.js";
 
 const sdkDir = join(__dirname, "../../sdk");

@@ -309,7 +309,7 @@ it("the provider host loads no S3 client until a forceDestroy needs one", async 
       await provider.bucketProvider.configure({ config });
       await provider.bucketProvider.check({}, { __logicalName: "logs", forceDestroy: true });
       const afterCheck = s3Loaded();
-      require(${JSON.stringify(join(root, "bin/provider/resources/emptyBucket.js"))});
+      require(${JSON.stringify(join(root, "bin/provider/resources/bucket/empty.js"))});
       console.log(JSON.stringify({ afterCheck, afterEmptyBucketModule: s3Loaded() }));
     })();
   `;

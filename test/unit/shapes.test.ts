@@ -4,25 +4,22 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import {
-  createBucket,
   createCredential,
-  deleteBucket,
-  getBucket,
-  getZone,
-  listBuckets,
   listCredentials,
-  listZones,
   regenerateCredential,
-  rotateApiKey,
   setCredentialActive,
-} from "../../provider/api.js";
-import { apiKeyCore } from "../../provider/resources/apiKey.js";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucketCredential.js";
-import { dnsZoneCore } from "../../provider/resources/dnsZone.js";
+} from "../../provider/resources/bucket-credential/api.js";
+import { createBucket, deleteBucket, getBucket, listBuckets } from "../../provider/resources/bucket/api.js";
+import { rotateApiKey } from "../../provider/resources/api-key/api.js";
+import { getZone, listZones } from "../../provider/resources/dns-zone/api.js";
+import { apiKeyCore } from "../../provider/resources/api-key/core.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
+import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
-import { readErrorBody, timestamp } from "../../provider/shapes.js";
+import { timestamp } from "../../provider/answers/values.js";
+import { readErrorBody } from "../../provider/answers/error-body.js";
 import { apiKey, base, bucketState, ctx, s3, testHost, thrown, token, useApi, type Logged } from "./support.js";
 
 const buckets = "/object-storage/buckets";

@@ -2,8 +2,8 @@
 // list, not N GETs; the list is short-lived and forgotten when this process changes the collection.
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { bucketCore } from "../../provider/resources/bucket.js";
-import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dnsZone.js";
+import { bucketCore } from "../../provider/resources/bucket/core.js";
+import { dnsZoneCore, type DnsZoneOutputs } from "../../provider/resources/dns-zone/core.js";
 import { apiKey, base, bucketState, ctx, testHost, useApi } from "./support.js";
 
 const buckets = "/object-storage/buckets";

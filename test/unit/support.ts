@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
-import { journalKey, type CallContext, type Logger } from "../../provider/core.js";
+import { journalKey, type CallContext, type Logger } from "../../provider/contract.js";
 import { Host, type HostOptions } from "../../provider/host.js";
 import { FileJournal, noJournal } from "../../provider/journal.js";
-import type { BucketOutputs } from "../../provider/resources/bucket.js";
+import type { BucketOutputs } from "../../provider/resources/bucket/core.js";
 
 export const base = "http://api.cloudplatform.test";
 export const s3 = "http://s3.cloudplatform.test";

@@ -1,4 +1,5 @@
-import { isUnknown, type CheckFailure, type CheckResult, type Json, type Props } from "../../core.js";
+import type { CheckResult } from "../../contract.js";
+import { isUnknown, type CheckFailure, type Json, type Props } from "../../vocabulary.js";
 import { isInternalHost, isLoopbackHost } from "./addresses.js";
 import {
   isSupportedLanguage,

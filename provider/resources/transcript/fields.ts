@@ -1,5 +1,7 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../fields.js";
-import { autoLanguage } from "./limits.js";
+import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+
+/** Detect the language: the default, beside the codes of limits.ts. */
+export const autoLanguage = "auto";
 
 /** Status of a transcription job (spec §2). */
 export const transcriptStatuses = ["queued", "processing", "done", "error"] as const;

@@ -1,4 +1,5 @@
 /** Platform limits (spec §8) and languages (contract §8.2) that the check step enforces before any API call. */
+import { autoLanguage } from "./fields.js";
 
 /** "up to 2 GB": read as 2 GiB, the larger reading, so a file the platform accepts is never refused here. */
 export const maxUploadBytes = 2 * 1024 ** 3;
@@ -30,8 +31,6 @@ export const supportedLanguages: ReadonlySet<string> = new Set(
     "zh yue"
   ).split(" "),
 );
-
-export const autoLanguage = "auto";
 
 export function isSupportedLanguage(code: string): boolean {
   return code === autoLanguage || supportedLanguages.has(code);

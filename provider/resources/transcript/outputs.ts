@@ -1,5 +1,5 @@
 import { priceForDuration } from "./limits.js";
-import { inputsFrom } from "../../fields.js";
+import { inputsFrom } from "../../tables.js";
 import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
 import type { TranscriptRecord } from "./parse.js";
 

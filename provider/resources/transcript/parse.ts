@@ -1,20 +1,11 @@
-import {
-  amount,
-  createdNames,
-  Fields,
-  identifier,
-  isObj,
-  keyForm,
-  objectWith,
-  reader,
-  text,
-  timestamp,
-} from "../../shapes.js";
+import { createdNames, objectWith, reader } from "../../answers/find.js";
+import { AnswerObject, isObj, keyForm } from "../../answers/object.js";
+import { amount, identifier, text, timestamp } from "../../answers/values.js";
 import type { TranscriptStatus } from "./fields.js";
 
 /**
  * Readers of the transcription answers (docs/api-contract.md §8) for the client, by the rules of
- * shapes.ts (§2.3): the object under any envelope or its kind's key, any spelling of a key, the
+ * provider/answers/ (§2.3): the object under any envelope or its kind's key, any spelling of a key, the
  * names other platforms give the same fields, numeric ids, epoch timestamps. An answer without
  * what the operation needs (an id and a status; a key and an address) fails the request with
  * `CLOUDPLATFORM_UNEXPECTED_RESPONSE`, naming the keys received.
@@ -62,7 +53,7 @@ function statusOf(v: unknown): TranscriptStatus | undefined {
 }
 
 /** Seconds, or milliseconds under a name that says so. */
-function durationOf(f: Fields): number | undefined {
+function durationOf(f: AnswerObject): number | undefined {
   const seconds = f.read(
     ["audio_duration", "duration", "duration_seconds", "audio_duration_seconds", "length"],
     amount,
@@ -78,8 +69,8 @@ export function splitErrorMessage(message: string): { code?: string; message: st
   return match ? { code: match[1]!, message: match[2]! } : { message };
 }
 
-function errorOf(f: Fields): { errorCode?: string; errorMessage: string } {
-  const nested = f.read(["error"], (v) => (isObj(v) ? new Fields(v) : undefined));
+function errorOf(f: AnswerObject): { errorCode?: string; errorMessage: string } {
+  const nested = f.read(["error"], (v) => (isObj(v) ? new AnswerObject(v) : undefined));
   if (nested !== undefined) {
     const code = nested.read(["code", "type"], text);
     const message = nested.read(["message", "detail", "description"], text) ?? code ?? "the job failed";
@@ -96,7 +87,7 @@ function readTranscript(raw: unknown): TranscriptRecord {
     id: f.need(["id", "uuid", "transcript_id", "job_id"], identifier, "transcript id"),
     status: f.need(["status", "state"], statusOf, "status (queued, processing, done, error)"),
   };
-  const result = f.read(["result"], (v) => (isObj(v) ? new Fields(v) : undefined));
+  const result = f.read(["result"], (v) => (isObj(v) ? new AnswerObject(v) : undefined));
   const transcriptText = f.read(["text", "transcript", "transcription"], (v) =>
     typeof v === "string" ? v : undefined,
   );

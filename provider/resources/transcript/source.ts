@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync, statSync, type Stats } from "node:fs";
 import { resolve } from "node:path";
 
 /**
- * The local media file of a Transcript. `check` is synchronous (provider/core.ts), so the hash is
+ * The local media file of a Transcript. `check` is synchronous (provider/contract.ts), so the hash is
  * computed with synchronous reads through one fixed buffer: memory stays flat for a 2 GB file.
  * Results are cached per (path, size, mtime, inode) because the engine calls check more than once
  * per deployment (preview, then up) and a large file should be read once.

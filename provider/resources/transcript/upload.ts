@@ -1,9 +1,9 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { request as httpRequest, type Agent, type ClientRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { systemClock, type Clock } from "../../core.js";
+import { systemClock, type Clock } from "../../vocabulary.js";
 import { backoffDelay, retryableUploadStatuses, type Backoff } from "../../retry.js";
-import { readErrorBody } from "../../shapes.js";
+import { readErrorBody } from "../../answers/error-body.js";
 import { resolveSourcePath } from "./source.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../../core.js";
+import type { Clock } from "../../vocabulary.js";
 import { backoffDelay, type Backoff } from "../../retry.js";
 import { isFinished, type TranscriptRecord } from "./parse.js";
 

@@ -1,0 +1,141 @@
+/**
+ * A BucketCredential's create, exactly once (docs/api-contract.md §2.4). A credential has nothing
+ * but an access key id the platform picks, so an earlier attempt is found by what the bucket's list
+ * shows before and after: the creates of one bucket run one at a time in this process
+ * (`oneAtATime`), and the recovery journal keeps the "before" for the next run.
+ */
+import type { CallContext } from "../../contract.js";
+import { OutcomeUnknownError, isNotFound } from "../../errors.js";
+import type { JournalEntry } from "../../journal.js";
+import { currentKeys, keyAdded, keysUnknown } from "../bucket-facts.js";
+import { platformOf } from "../interrupted.js";
+import { createCredential, listCredentials, regenerateCredential } from "./api.js";
+import { bucketCredentialTable } from "./fields.js";
+import type { Credential, CredentialWithSecret } from "./parse.js";
+
+const { type } = bucketCredentialTable;
+
+export interface Made {
+  readonly credential: CredentialWithSecret;
+  /** Made by an interrupted run, adopted here: its state (active or not) is unknown. */
+  readonly adopted: boolean;
+}
+
+/**
+ * One credential for this resource, exactly once: adopted from an interrupted run when the journal
+ * shows one, else created, with the bucket's access key ids before the create recorded so that an
+ * unknown outcome (now, or after a kill) can tell which new id is this resource's. Runs alone among
+ * the creates of the bucket's credentials (`oneAtATime`).
+ */
+export async function createOnce(ctx: CallContext, bucketId: string): Promise<Made> {
+  const api = ctx.client;
+  const platform = platformOf(ctx);
+  await ctx.journal.quiet(
+    platform,
+    (e) => e.bucketId === bucketId,
+    ctx.clock,
+    (pid) =>
+      ctx.log.info(
+        `waiting for process ${pid} of an interrupted run, still creating a credential of bucket ${bucketId}`,
+      ),
+  );
+  const earlier = ctx.journal.find(type, ctx.name, platform);
+  if (earlier?.bucketId === bucketId && earlier.state !== "held") {
+    const found = await findInterruptedCredential(ctx, earlier);
+    if (found !== undefined) {
+      const credential = await regenerateCredential(api, bucketId, found.access_key_id);
+      ctx.log.info(
+        `adopted the credential ${found.access_key_id} that an interrupted run of this stack created; its secret ` +
+          "was lost with that run, so it was regenerated (same access key id).",
+      );
+      recordMade(ctx, bucketId, credential.access_key_id);
+      return { credential: { ...credential, active: found.active ?? credential.active }, adopted: true };
+    }
+  }
+  const before = await currentKeys(ctx, bucketId);
+  ctx.journal.creating(type, ctx.name, platform, { bucketId, before: [...before].sort() });
+  let made;
+  try {
+    made = await createCredential(api, bucketId, () => reconcile(ctx, bucketId, before));
+  } catch (err) {
+    // It may have been made: the bucket's ids are no longer known for sure, and the journal keeps the "before".
+    keysUnknown(ctx, bucketId);
+    throw err;
+  }
+  recordMade(ctx, bucketId, made.value.access_key_id);
+  return { credential: made.value, adopted: false };
+}
+
+function recordMade(ctx: CallContext, bucketId: string, accessKeyId: string): void {
+  keyAdded(ctx, bucketId, accessKeyId);
+  ctx.journal.created(type, ctx.name, platformOf(ctx), accessKeyId, { bucketId });
+}
+
+/**
+ * After a create whose outcome is unknown: the one access key id the bucket did not hold before is
+ * the credential it made, whose secret was lost with the answer, so it is regenerated (same access
+ * key id). None: the create did not happen (undefined: repeat it).
+ */
+async function reconcile(
+  ctx: CallContext,
+  bucketId: string,
+  before: ReadonlySet<string>,
+): Promise<CredentialWithSecret | undefined> {
+  const owned = ownedByOthers(ctx, bucketId);
+  const fresh = (await listCredentials(ctx.client, bucketId)).filter(
+    (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id),
+  );
+  if (fresh.length === 0) return undefined;
+  const made = only(fresh, bucketId);
+  const credential = await regenerateCredential(ctx.client, bucketId, made.access_key_id);
+  ctx.log.info(
+    `the answer to the create of credential ${made.access_key_id} was lost; its secret was regenerated ` +
+      "(same access key id), so the credential is usable and nothing was created twice.",
+  );
+  return credential;
+}
+
+/**
+ * The credential an interrupted create of this resource made, if the bucket still holds it: the id
+ * the journal recorded, or the one id that appeared on the bucket between this create's start and
+ * the next create of the bucket the journal recorded (or now), other than ids other resources own.
+ */
+async function findInterruptedCredential(ctx: CallContext, earlier: JournalEntry): Promise<Credential | undefined> {
+  const bucketId = earlier.bucketId as string;
+  const listed = await listCredentials(ctx.client, bucketId).catch((err: unknown) => {
+    if (isNotFound(err)) return [];
+    throw err;
+  });
+  if (earlier.id !== undefined) return listed.find((c) => c.access_key_id === earlier.id);
+  const entries = ctx.journal.entries(platformOf(ctx)).filter((e) => e.bucketId === bucketId);
+  const owned = ownedByOthers(ctx, bucketId);
+  const before = new Set(earlier.before ?? []);
+  const next = entries
+    .filter((e) => e.before !== undefined && e.name !== ctx.name && e.at > earlier.at)
+    .sort((a, b) => a.at - b.at)[0];
+  const until = next === undefined ? undefined : new Set(next.before ?? []);
+  const fresh = listed.filter(
+    (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id) && (until?.has(c.access_key_id) ?? true),
+  );
+  return fresh.length === 0 ? undefined : only(fresh, bucketId);
+}
+
+/** Access key ids of the bucket that the journal gives to other credentials of this stack. */
+function ownedByOthers(ctx: CallContext, bucketId: string): Set<string> {
+  const ids = ctx.journal
+    .entries(platformOf(ctx))
+    .filter((e) => e.bucketId === bucketId && e.name !== ctx.name)
+    .flatMap((e) => (e.id === undefined ? [] : [e.id]));
+  return new Set(ids);
+}
+
+/** The one credential of `fresh`; more than one cannot be told apart (someone else creates credentials there). */
+function only<T extends Credential>(fresh: readonly T[], bucketId: string): T {
+  if (fresh.length === 1) return fresh[0] as T;
+  const ids = fresh.map((c) => c.access_key_id).join(", ");
+  throw new OutcomeUnknownError(
+    `bucket ${bucketId} holds ${fresh.length} credentials that appeared while this one was being created (${ids}), ` +
+      "so which one it made cannot be told: something else creates credentials on this bucket",
+    "Delete those the other creator does not use (their secrets were never shown to this stack), then run `pulumi up` again.",
+  );
+}

@@ -1,0 +1,45 @@
+import * as pulumi from "@pulumi/pulumi";
+import { dnsZoneTable } from "../provider/resources/dns-zone/fields.js";
+import { customResourceArgs } from "./resource.js";
+
+export interface DnsZoneArgs {
+  /**
+   * The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone
+   * (the old one is deleted first: zone names are unique).
+   * @example "example.com"
+   */
+  name: pulumi.Input<string>;
+  /**
+   * When true and a zone with this name already exists in the project, create takes it over instead
+   * of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is
+   * deleted by `pulumi destroy` like any other.
+   * @default false
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/**
+ * A DNS zone.
+ *
+ * @example
+ * const zone = new cloudplatform.DnsZone("main", { name: "example.com" });
+ * export const nameservers = zone.nameservers;
+ */
+export class DnsZone extends pulumi.CustomResource {
+  /** The platform's zone id. */
+  declare public readonly zoneId: pulumi.Output<string>;
+  declare public readonly name: pulumi.Output<string>;
+  /** As the API reports it, e.g. `active`. */
+  declare public readonly status: pulumi.Output<string | undefined>;
+  /** Name servers to delegate the domain to. */
+  declare public readonly nameservers: pulumi.Output<string[]>;
+  declare public readonly adopt: pulumi.Output<boolean>;
+  /** True when create adopted an existing zone. */
+  declare public readonly adopted: pulumi.Output<boolean>;
+  /** When the platform created the zone, when it says. */
+  declare public readonly createdAt: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
+    super(...customResourceArgs(dnsZoneTable, name, args, opts));
+  }
+}
