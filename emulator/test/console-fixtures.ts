@@ -115,15 +115,18 @@ export async function newTranscript(emu: RunningEmulator, secrets: Secrets): Pro
   if (put.status !== 200) throw new Error(`upload: ${put.status} ${put.body}`);
   const webhookSecret = "hook-secret-5b0e2c7d9f314a6e";
   secrets.set("webhook secret", webhookSecret);
-  const created = await call(emu, "POST", "/v1/transcripts?wait=false", {
+  // The synchronous wait answers once the transcript ended (or 202 when it takes longer).
+  const created = await call(emu, "POST", "/v1/transcripts", {
     body: { uploadKey: slot.body.uploadKey, webhookUrl: `http://127.0.0.1:9/hooks?key=${webhookSecret}` },
   });
-  if (created.status !== 202) throw new Error(`transcript: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 200 && created.status !== 202) {
+    throw new Error(`transcript: ${created.status} ${JSON.stringify(created.body)}`);
+  }
   const id = created.body.id as string;
-  for (let i = 0; i < 600; i++) {
-    const got = await call(emu, "GET", `/v1/transcripts/${id}`);
+  for (let i = 0; i < 120; i++) {
+    const got = i === 0 ? created : await call(emu, "GET", `/v1/transcripts/${id}`);
     if (got.body.status === "done" || got.body.status === "error") return { id, status: got.body.status as string };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
   throw new Error(`transcript ${id} did not end within 60 s`);
 }

@@ -96,13 +96,12 @@ export class EmulatorConsole {
     const segments = path.split("/").slice(1);
     if (path === "") return this.page(res);
     if (segments[0] === "static" && segments.length === 2) return this.asset(res, segments[1]!);
-    if (path === "/api/overview") return sendJson(res, 200, await this.overview());
+    if (path === "/api/overview") return sendJson(res, 200, await this.overview(url.searchParams.get("bucket")));
     if (path === "/api/requests") return sendJson(res, 200, this.requestsAfter(url.searchParams.get("after")));
-    if (segments[0] === "api" && segments[1] === "buckets" && segments.length === 4) {
+    if (segments[0] === "api" && segments[1] === "buckets" && segments[3] === "object" && segments.length === 4) {
       const bucket = this.deps.state.getBucket(decodeURIComponent(segments[2]!));
       if (bucket === undefined) throw new ApiError(404, "not_found", `bucket ${segments[2]} does not exist`);
-      if (segments[3] === "objects") return sendJson(res, 200, await this.objectsOf(bucket.id, bucket.name));
-      if (segments[3] === "object") return this.download(res, bucket.name, url.searchParams.get("key"));
+      return this.download(res, bucket.name, url.searchParams.get("key"));
     }
     throw new ApiError(404, "not_found", `no console address ${url.pathname}`);
   }
@@ -126,9 +125,14 @@ export class EmulatorConsole {
     res.end(body);
   }
 
-  private async overview() {
+  /**
+   * Everything the page shows but the requests, and the objects of one bucket: the one asked for,
+   * else the first (read in the same answer, so a bucket deleted meanwhile is simply not there).
+   */
+  private async overview(selected: string | null) {
     const { state, transcription, faults, stats } = this.deps;
     const buckets = state.listBuckets();
+    const shown = buckets.find((b) => b.id === selected) ?? buckets[0];
     const names = new Map(buckets.map((b) => [b.id, b.name]));
     const snapshot = stats.snapshot();
     const { baseUrl, s3Url } = this.deps.addresses();
@@ -156,10 +160,16 @@ export class EmulatorConsole {
         nameservers,
         created_at,
       })),
+      objects:
+        shown === undefined
+          ? null
+          : {
+              bucket: { id: shown.id, name: shown.name },
+              ...(await this.deps.objects.list(shown.name, LISTED_OBJECTS)),
+            },
       transcripts: transcription.summaries().sort((a, b) => b.created_at.localeCompare(a.created_at)),
       faults: faults.current,
       stats: {
-        requests: Object.values(snapshot.requests).reduce((sum, n) => sum + n, 0),
         writes: snapshot.writes,
         areas: snapshot.areas,
         injected: snapshot.injected,
@@ -173,11 +183,6 @@ export class EmulatorConsole {
       throw new ApiError(400, "validation_error", "after: send the `last` of the previous answer, a whole number");
     }
     return { ...this.deps.requests.since(cursor), capacity: this.deps.requests.capacity };
-  }
-
-  private async objectsOf(id: string, name: string) {
-    const listing = await this.deps.objects.list(name, LISTED_OBJECTS);
-    return { bucket: { id, name }, ...listing };
   }
 
   /** Always as a download: an HTML or SVG object must never run as a page of the console's origin. */

@@ -35,6 +35,8 @@ export class RequestLog {
   private next = 1;
   /** Changes on every clear, so a reader knows to drop what it holds. */
   private epoch = 1;
+  /** The last `seq` before the last clear. */
+  private clearedAt = 0;
 
   constructor(readonly capacity = REQUEST_LOG_CAPACITY) {
     this.ring = new Array<RequestRecord | undefined>(capacity);
@@ -45,8 +47,11 @@ export class RequestLog {
     this.ring[seq % this.capacity] = { seq, ...record };
   }
 
-  /** The kept requests with a `seq` above `after`, oldest first, and the cursor for the next read. */
-  since(after: number): { epoch: number; requests: RequestRecord[]; last: number } {
+  /**
+   * The kept requests with a `seq` above `after`, oldest first, the cursor for the next read, and
+   * how many requests came since the last clear (kept or not).
+   */
+  since(after: number): { epoch: number; requests: RequestRecord[]; last: number; total: number } {
     const last = this.next - 1;
     const first = Math.max(after + 1, this.next - this.capacity, 1);
     const requests: RequestRecord[] = [];
@@ -54,13 +59,14 @@ export class RequestLog {
       const record = this.ring[seq % this.capacity];
       if (record?.seq === seq) requests.push(record);
     }
-    return { epoch: this.epoch, requests, last };
+    return { epoch: this.epoch, requests, last, total: last - this.clearedAt };
   }
 
   /** Forgets every request (POST /_emulator/reset); `seq` keeps counting. */
   clear(): void {
     this.ring.fill(undefined);
     this.epoch += 1;
+    this.clearedAt = this.next - 1;
   }
 }
 

@@ -113,6 +113,16 @@
     return { ok: response.ok, status: response.status, answer };
   }
 
+  /** A path as text that may break only after a slash, not inside a name. */
+  function pathText(path) {
+    const span = el("span", {});
+    path.split(/(?<=\/)/).forEach((part, i) => {
+      if (i > 0) span.append(el("wbr", {}));
+      span.append(part);
+    });
+    return span;
+  }
+
   function fill(tbody, empty, rows) {
     tbody.replaceChildren(...rows);
     empty.hidden = rows.length > 0;
@@ -141,11 +151,8 @@
     setText("count-zones", numberFormat.format(o.zones.length));
     setText("count-transcripts", numberFormat.format(o.transcripts.length));
     setText("balance", `$${o.balance_usd.toFixed(2)}`);
-    setText("count-requests", numberFormat.format(o.stats.requests));
 
-    if (view.selected === undefined || !o.buckets.some((b) => b.id === view.selected)) {
-      view.selected = o.buckets.length > 0 ? o.buckets[0].id : undefined;
-    }
+    view.selected = o.objects?.bucket.id;
     fill(
       $("bucket-rows"),
       $("buckets-empty"),
@@ -219,16 +226,15 @@
     if (!view.formDirty) fillFaultForm(o.faults);
   }
 
-  async function refreshObjects(buckets) {
-    const bucket = buckets.find((b) => b.id === view.selected);
-    if (bucket === undefined) {
+  function renderObjects(listing) {
+    if (listing === null) {
       setText("objects-title", "Objects");
       setText("objects-hint", "");
-      $("objects-empty").textContent = "Pick a bucket to see its objects.";
+      $("objects-empty").textContent = "No bucket.";
       fill($("object-rows"), $("objects-empty"), []);
       return;
     }
-    const listing = await getJson(`${BASE}/api/buckets/${encodeURIComponent(bucket.id)}/objects`);
+    const bucket = listing.bucket;
     setText("objects-title", `Objects in ${bucket.name}`);
     setText(
       "objects-hint",
@@ -250,7 +256,7 @@
         return el(
           "tr",
           {},
-          el("td", { className: "route" }, object.key),
+          el("td", { className: "route" }, pathText(object.key)),
           el("td", { className: "num" }, bytes(object.size)),
           el("td", { className: "mono" }, object.content_type),
           timeCell(object.last_modified),
@@ -263,9 +269,10 @@
   async function refreshOverview() {
     view.overviewDue = false;
     view.overviewAt = Date.now();
-    const overview = await getJson(`${BASE}/api/overview`);
+    const query = view.selected === undefined ? "" : `?${new URLSearchParams({ bucket: view.selected })}`;
+    const overview = await getJson(`${BASE}/api/overview${query}`);
     renderOverview(overview);
-    await refreshObjects(overview.buckets);
+    renderObjects(overview.objects);
   }
 
   // ---- Requests: the live list ----
@@ -280,12 +287,14 @@
       { className: "fresh" },
       el("td", { className: "time", title: r.time }, timeFormat.format(new Date(r.time))),
       el("td", { className: "method" }, r.method),
-      el("td", { className: "route" }, r.route),
+      el("td", { className: "route" }, pathText(r.route)),
       el("td", { className: "muted" }, r.area),
       el("td", { className: "num" }, el("span", { className: `badge ${statusClass(r.status)}` }, status)),
       el("td", { className: "num" }, numberFormat.format(r.ms)),
       el("td", { className: "error" }, detail),
     );
+    // Highlighted once, when it arrives (not again when a filter shows it).
+    row.addEventListener("animationend", () => row.classList.remove("fresh"), { once: true });
     row.dataset.area = r.area;
     row.dataset.status = status;
     row.dataset.failed = String(failedRequest(r));
@@ -450,6 +459,7 @@
         view.overviewDue = true;
       }
       view.last = answer.last;
+      setText("count-requests", numberFormat.format(answer.total));
       if (view.overviewDue || Date.now() - view.overviewAt >= OVERVIEW_MS) await refreshOverview();
       setLive(true);
     } catch {
