@@ -51,6 +51,8 @@ export const TOOLS = {
   aws: { packages: ["awscli"], programs: ["aws"], probes: [[["aws", ["--version"]]]] },
   s3cmd: { packages: ["s3cmd"], programs: ["s3cmd"], probes: [[["s3cmd", ["--version"]]]] },
   rclone: { packages: ["rclone"], programs: ["rclone"], probes: [[["rclone", ["version"]]]] },
+  // The emulator console's browser test drives it with playwright-core, which downloads no browser.
+  chromium: { packages: ["chromium"], programs: ["chromium"], probes: [[["chromium", ["--version"]]]] },
 } as const satisfies Record<string, ToolSpec>;
 
 export type Tool = keyof typeof TOOLS;
