@@ -86,8 +86,9 @@ describe("the console in Chromium", needs("chromium"), () => {
     if (shotDir) await rm(shotDir, { recursive: true, force: true });
   });
 
-  const rowTexts = (tbody: string) =>
-    page.locator(`${tbody} tr:not([hidden])`).evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText));
+  // The page's own code runs in the browser; the test reads it through locators, and the few
+  // expressions it evaluates there are strings (the tests are compiled without the DOM's types).
+  const rowTexts = (tbody: string) => page.locator(`${tbody} tr:not([hidden])`).allInnerTexts();
 
   /** Waits until a visible row of `tbody` contains every one of `parts`. */
   async function rowWith(tbody: string, ...parts: string[]): Promise<void> {
@@ -97,15 +98,9 @@ describe("the console in Chromium", needs("chromium"), () => {
   }
 
   /** Waits for the request list to show a request whose "method route status" starts with `line`. */
-  function requestSeen(line: string): Promise<unknown> {
-    return page.waitForFunction(
-      (start) =>
-        [...document.querySelectorAll<HTMLTableRowElement>("#request-rows tr")].some((row) =>
-          (row.dataset.text ?? "").startsWith(start),
-        ),
-      line.toLowerCase(),
-      { timeout: SEEN_WITHIN_MS },
-    );
+  function requestSeen(line: string): Promise<void> {
+    const row = page.locator(`#request-rows tr[data-text^=${JSON.stringify(line.toLowerCase())}]`);
+    return row.first().waitFor({ timeout: SEEN_WITHIN_MS });
   }
 
   async function applyFaults(fields: Record<string, string>): Promise<string> {
@@ -116,9 +111,7 @@ describe("the console in Chromium", needs("chromium"), () => {
     const message = page.locator("#faults-message");
     await message.filter({ hasText: /\S/ }).waitFor();
     const text = (await message.innerText()).trim();
-    await page.evaluate(() => {
-      document.getElementById("faults-message")!.textContent = "";
-    });
+    await page.evaluate('document.getElementById("faults-message").textContent = ""');
     return text;
   }
 
@@ -205,19 +198,12 @@ describe("the console in Chromium", needs("chromium"), () => {
     await requestSeen("GET /dns/zones 503 unavailable · fault: 503");
 
     await page.locator("#filter-status").selectOption("failed");
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll<HTMLElement>("#request-rows tr")].every(
-        (row) => row.hidden === (row.dataset.failed !== "true"),
-      ),
-    );
+    await page.locator('#request-rows tr:not([hidden])[data-failed="false"]').first().waitFor({ state: "detached" });
     expect(await rowTexts("#request-rows")).toContainEqual(expect.stringMatching(/GET\s+\/dns\/zones[\s\S]*503/));
     await page.locator("#filter-status").selectOption("");
     await page.locator("#filter-text").fill("credentials");
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll<HTMLElement>("#request-rows tr:not([hidden])")].every((row) =>
-        row.innerText.includes("credentials"),
-      ),
-    );
+    const visible = page.locator("#request-rows tr:not([hidden])");
+    await visible.filter({ hasNotText: "credentials" }).first().waitFor({ state: "detached" });
     expect((await rowTexts("#request-rows")).length).toBeGreaterThan(0);
     await page.locator("#filter-text").fill("");
 
@@ -225,7 +211,7 @@ describe("the console in Chromium", needs("chromium"), () => {
     await page.locator("#count-objects", { hasText: "3" }).waitFor();
     await page.locator("#filter-text").blur();
     await page.mouse.move(0, 0);
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate("window.scrollTo(0, 0)");
     const shot = process.env["CONSOLE_SCREENSHOT"] ?? join(shotDir, "emulator-console.png");
     await page.screenshot({ path: resolve(shot), fullPage: true });
     const png = await readFile(resolve(shot));
@@ -249,16 +235,16 @@ describe("the console in Chromium", needs("chromium"), () => {
       zones: 0,
       transcripts: 0,
     });
-    await page.waitForFunction(() => document.querySelectorAll("#request-rows tr").length === 0);
+    await page.locator("#request-rows tr").first().waitFor({ state: "detached", timeout: SEEN_WITHIN_MS });
     expect(await page.locator("#count-buckets").innerText()).toBe("0");
   });
 
   it("never held a secret in its DOM or in any answer it received, and logged no error", async () => {
     expect(secrets.size).toBeGreaterThanOrEqual(6);
-    const dom = await page.evaluate(() => {
-      const values = [...document.querySelectorAll("input, select")].map((e) => (e as HTMLInputElement).value);
-      return `${document.documentElement.outerHTML}\n${document.body.innerText}\n${values.join("\n")}`;
-    });
+    const dom = await page.evaluate<string>(
+      `[document.documentElement.outerHTML, document.body.innerText,
+        ...[...document.querySelectorAll("input, select")].map((e) => e.value)].join("\\n")`,
+    );
     expect(secretsIn(dom, secrets)).toEqual([]);
     const answers = await Promise.all(received);
     // The page, its three files, overviews, request lists, object lists and the changes (a download
