@@ -35,10 +35,10 @@ interface FrontDeps {
 }
 
 /**
- * What every request on both ports goes through: URL parsing, one log line, the body idle
- * timeout, fault injection, and a last-resort 500. The log line has the route template when the
- * area named one, else the path; never the query string (presigned signatures, upload tokens)
- * nor any header.
+ * What every request on both ports goes through: URL parsing, one log line and one entry in the
+ * console's request list, the body idle timeout, fault injection, and a last-resort 500. Both have
+ * the route template when the area named one, else the path; never the query string (presigned
+ * signatures, upload tokens) nor any header.
  */
 export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
