@@ -74,10 +74,13 @@ async function writeConnectionFile(
   return file;
 }
 
-function printKeepInstructions(file: string, ref: StackRef, up: RunResult): void {
+function printKeepInstructions(file: string, ref: StackRef, up: RunResult, baseUrl: string): void {
   const bucket = outputString(up, "bucketName");
   console.log(`
-The emulator and the stack stay up. Connection settings (with secrets) are in:
+The emulator and the stack stay up. Its console (what the stack made, the last requests, faults):
+  ${baseUrl}/_emulator/console
+
+Connection settings (with secrets) are in:
   ${file}
 
 In another shell:
@@ -154,7 +157,7 @@ async function main(): Promise<void> {
     await roundTrip(up);
 
     if (keep) {
-      printKeepInstructions(await writeConnectionFile(tmp, emulator, stackRef, up), stackRef, up);
+      printKeepInstructions(await writeConnectionFile(tmp, emulator, stackRef, up), stackRef, up, emulator.baseUrl);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
         process.once("SIGTERM", resolve);

@@ -7,6 +7,7 @@ import { writeAnswer } from "./http-io.js";
 import type { Logger, RouteCounter } from "./interfaces.js";
 import { Router, type AreaRoute } from "./router.js";
 import type { Directory, Shape, WireAnswer } from "./shapes/index.js";
+import { noteError } from "./stats.js";
 
 interface ApiServerDeps {
   /** The management and transcription routes. */
@@ -59,6 +60,7 @@ export function createApiServer(deps: ApiServerDeps): {
   return {
     async serve(req, res, url, fault) {
       const reply = await dispatch(dispatchDeps, req, url);
+      if (reply.type === "error") noteError(reply.error.code);
       // The request was processed and its effect stored before either fault spoils the answer.
       if (fault === "lose") req.socket.destroy();
       else
@@ -70,6 +72,7 @@ export function createApiServer(deps: ApiServerDeps): {
     },
     refuse(req, res, status, message, headers) {
       const code = JSON_FAULT_CODES[status] ?? (status >= 500 ? "unavailable" : "injected_fault");
+      noteError(code);
       writeAnswer(
         req,
         res,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { maskPath, type RequestArea, type RequestLog } from "./console/request-log.js";
 import type { FaultInjector } from "./faults.js";
 import type { Logger } from "./interfaces.js";
 import { requestContext, type RequestContext, type Stats } from "./stats.js";
@@ -29,28 +30,30 @@ interface FrontDeps {
   readonly bodyIdleTimeoutMs: number;
   /** Paths served before fault injection (the inspection endpoints must stay reachable). */
   readonly exempt?: { readonly test: (pathname: string) => boolean; readonly serve: Serve };
+  /** Where the console's request list is kept, and the area a path belongs to; exempt paths are not kept. */
+  readonly requests?: { readonly log: RequestLog; readonly area: (pathname: string) => RequestArea };
 }
 
 /**
- * What every request on both ports goes through: URL parsing, one log line, the body idle
- * timeout, fault injection, and a last-resort 500. The log line has the route template when the
- * area named one, else the path; never the query string (presigned signatures, upload tokens)
- * nor any header.
+ * What every request on both ports goes through: URL parsing, one log line and one entry in the
+ * console's request list, the body idle timeout, fault injection, and a last-resort 500. Both have
+ * the route template when the area named one, else the path; never the query string (presigned
+ * signatures, upload tokens) nor any header.
  */
 export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = performance.now();
+    const arrived = Date.now();
     const method = req.method ?? "GET";
     const ctx: RequestContext = { route: undefined };
     const url = parseRequestUrl(req.url);
     res.on("close", () => {
       const status = res.headersSent ? res.statusCode : "dropped";
-      deps.logger.info("request", {
-        method,
-        route: ctx.route ?? url?.pathname ?? "(invalid url)",
-        status,
-        ms: Math.round(performance.now() - started),
-      });
+      const ms = Math.round(performance.now() - started);
+      deps.logger.info("request", { method, route: ctx.route ?? url?.pathname ?? "(invalid url)", status, ms });
+      if (deps.requests !== undefined && !(url !== undefined && deps.exempt?.test(url.pathname))) {
+        keep(deps.requests, { arrived, method, pathname: url?.pathname, ctx, res, ms });
+      }
     });
     watchBody(req, deps.bodyIdleTimeoutMs, () => {
       deps.logger.warn("request body stalled", { method, route: ctx.route ?? url?.pathname ?? "(invalid url)" });
@@ -120,13 +123,16 @@ async function injectFault(
     case "lose":
     case "garble":
       deps.stats.countInjected(decision.kind);
+      noteFault(decision.kind);
       return decision.kind;
     case "drop":
       deps.stats.countInjected("drop");
+      noteFault("drop");
       req.socket.destroy();
       return "answered";
     case "status": {
       deps.stats.countInjected(String(decision.status));
+      noteFault(String(decision.status));
       const headers: Record<string, string> = {};
       if (decision.status === 429 || decision.status === 503) {
         headers["retry-after"] = String(deps.faults.current.retryAfterSeconds);
@@ -135,6 +141,43 @@ async function injectFault(
       return "answered";
     }
   }
+}
+
+/** Adds a finished request to the console's list, with what the log line says and no more. */
+function keep(
+  requests: NonNullable<FrontDeps["requests"]>,
+  done: {
+    arrived: number;
+    method: string;
+    pathname: string | undefined;
+    ctx: RequestContext;
+    res: ServerResponse;
+    ms: number;
+  },
+): void {
+  const { method, ctx, res } = done;
+  const status = res.headersSent ? res.statusCode : null;
+  // S3 names its error in a header; the other areas note it while answering (noteError).
+  const s3Code = res.getHeader("x-amz-error-code");
+  const error = ctx.error ?? (typeof s3Code === "string" ? s3Code : undefined);
+  let route: string;
+  if (ctx.route === undefined) route = done.pathname === undefined ? "(invalid url)" : maskPath(done.pathname);
+  else route = ctx.route.startsWith(`${method} `) ? ctx.route.slice(method.length + 1) : ctx.route;
+  requests.log.add({
+    time: new Date(done.arrived).toISOString(),
+    method,
+    route,
+    area: requests.area(done.pathname ?? "/"),
+    status,
+    ms: done.ms,
+    ...(error !== undefined && status !== null && status >= 400 ? { error } : {}),
+    ...(ctx.fault !== undefined ? { fault: ctx.fault } : {}),
+  });
+}
+
+function noteFault(kind: string): void {
+  const ctx = requestContext.getStore();
+  if (ctx !== undefined) ctx.fault = kind;
 }
 
 /**

@@ -4,6 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Authenticator } from "./auth.js";
+import { EmulatorConsole } from "./console/index.js";
+import { ObjectReader } from "./console/objects.js";
+import { RequestLog } from "./console/request-log.js";
 import { credentialDirectory } from "./credential-directory.js";
 import { createApiServer } from "./api-server.js";
 import { createFront } from "./front.js";
@@ -84,6 +87,8 @@ export interface RunningEmulator {
   readonly shape: ShapeName;
   readonly s3Url: string;
   readonly apiUrl: string;
+  /** The console, a web page of what the platform holds and the last requests (loopback only). */
+  readonly consoleUrl: string;
   /** The project API key (the current one, also after a rotation). */
   readonly apiKey: string;
   /** Where state and objects are kept: `dataDir`, or a temporary directory removed on close. */
@@ -114,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   faults.set(faultConfigSchema.parse(options.faults ?? {}));
 
   let baseUrl = "";
+  let s3Url = "";
   const shape = shapeNamed(options.shape ?? "canonical");
   const pageSize = options.pageSize ?? 0;
   if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize: ${pageSize} is not a whole number`);
@@ -158,6 +164,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     pageSize,
   });
 
+  const requests = new RequestLog();
+  const emulatorConsole = new EmulatorConsole({
+    state,
+    stats,
+    faults,
+    transcription,
+    requests,
+    objects: new ObjectReader(objectsDir),
+    shape: shape.name,
+    addresses: () => ({ baseUrl, s3Url }),
+  });
+  const inspection = { state, stats, faults, objects: s3.objects, transcription, requests, console: emulatorConsole };
   const mainServer = createServer(
     createFront(
       {
@@ -169,16 +187,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         bodyIdleTimeoutMs,
         exempt: {
           test: (path) => path === "/_emulator" || path.startsWith("/_emulator/"),
-          serve: (req, res, url) =>
-            handleInspection({ state, stats, faults, objects: s3.objects, transcription }, req, res, url),
+          serve: (req, res, url) => handleInspection(inspection, req, res, url),
+        },
+        requests: {
+          log: requests,
+          area: (path) => (path === "/v1" || path.startsWith("/v1/") ? "transcription" : "management"),
         },
       },
       api.serve,
     ),
   );
   const s3Server = createServer(
-    createFront({ faults, stats, logger, refuse: refuseS3, answerFaults: false, bodyIdleTimeoutMs }, (req, res) =>
-      s3.handle(req, res),
+    createFront(
+      {
+        faults,
+        stats,
+        logger,
+        refuse: refuseS3,
+        answerFaults: false,
+        bodyIdleTimeoutMs,
+        requests: { log: requests, area: () => "s3" },
+      },
+      (req, res) => s3.handle(req, res),
     ),
   );
 
@@ -191,15 +221,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const mainPort = await listen(mainServer, options.port ?? 0, host);
     const s3Port = await listen(s3Server, options.s3Port ?? 0, host);
     baseUrl = `http://${urlHost(host)}:${mainPort}`;
-    const s3Url = `http://${urlHost(host)}:${s3Port}`;
+    s3Url = `http://${urlHost(host)}:${s3Port}`;
+    const consoleUrl = `${baseUrl}/_emulator/console`;
     const token = await auth.issueToken(options.tokenTtlSeconds ?? 86_400);
-    logger.info("emulator ready", { baseUrl, s3Url, shape: shape.name, dataDir: persistent ? root : "(temporary)" });
+    logger.info("emulator ready", {
+      baseUrl,
+      s3Url,
+      console: consoleUrl,
+      shape: shape.name,
+      dataDir: persistent ? root : "(temporary)",
+    });
     let closing: Promise<void> | undefined;
     return {
       baseUrl,
       shape: shape.name,
       s3Url,
       apiUrl: baseUrl,
+      consoleUrl,
       get apiKey() {
         return state.currentApiKey;
       },

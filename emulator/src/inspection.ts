@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { ApiError } from "./api-error.js";
+import { foreignBrowserRequest } from "./console/guard.js";
+import { EmulatorConsole } from "./console/index.js";
+import type { RequestLog } from "./console/request-log.js";
 import { faultConfigSchema, type FaultInjector } from "./faults.js";
 import { sendApiError, sendJson, sendNoContent } from "./http-io.js";
 import { ipRange } from "./ip-range.js";
@@ -30,6 +33,8 @@ interface InspectionDeps {
   readonly faults: FaultInjector;
   readonly objects: ObjectStoreApi;
   readonly transcription: TranscriptionService;
+  readonly requests: RequestLog;
+  readonly console: EmulatorConsole;
 }
 
 /**
@@ -50,8 +55,9 @@ function inventory(deps: InspectionDeps) {
 const balanceBody = z.strictObject({ balance_usd: z.number().min(0).max(1_000_000) });
 
 /**
- * Emulator-only endpoints under /_emulator/ (docs/api-contract.md §9): no authentication,
- * which is why only loopback peers are served.
+ * Emulator-only endpoints under /_emulator/ (docs/api-contract.md §9), the console among them: no
+ * authentication, which is why only loopback peers are served, and no other web page may drive
+ * them through the user's browser.
  */
 export async function handleInspection(
   deps: InspectionDeps,
@@ -63,6 +69,15 @@ export async function handleInspection(
     if (!isLoopbackAddress(req.socket.remoteAddress) || !isLocalHostHeader(req.headers.host)) {
       throw new ApiError(403, "forbidden", "the /_emulator/ endpoints answer only loopback clients");
     }
+    const foreign = foreignBrowserRequest(req, url.pathname, deps.console.token);
+    if (foreign !== undefined) {
+      throw new ApiError(
+        403,
+        "forbidden",
+        `${foreign}; the /_emulator/ endpoints take changes from the console page or from programs, not from other web pages`,
+      );
+    }
+    if (EmulatorConsole.handles(url.pathname)) return await deps.console.serve(req, res, url);
     const route = `${req.method ?? "GET"} ${url.pathname.replace(/\/$/, "")}`;
     switch (route) {
       case "GET /_emulator/stats":
@@ -79,6 +94,7 @@ export async function handleInspection(
         await deps.objects.reset();
         await deps.transcription.reset();
         deps.stats.reset();
+        deps.requests.clear();
         return sendNoContent(res);
       case "GET /_emulator/faults":
         return sendJson(res, 200, deps.faults.current);

@@ -76,6 +76,22 @@ export interface TranscriptionOptions {
   readonly counter: RouteCounter;
 }
 
+/**
+ * A transcript as the console shows it: the fields of docs/api-contract.md §8.2 but `webhook_url`,
+ * whose query may hold the receiver's secret.
+ */
+export interface TranscriptSummary {
+  readonly id: string;
+  readonly status: string;
+  readonly language: string;
+  readonly text: string | null;
+  readonly audio_duration: number | null;
+  readonly price_usd: number | null;
+  readonly error: string | null;
+  readonly created_at: string;
+  readonly completed_at: string | null;
+}
+
 export interface TranscriptionService {
   /** The routes of docs/api-contract.md §8, for a server that routes and answers every area itself. */
   readonly routes: readonly AreaRoute[];
@@ -89,6 +105,8 @@ export interface TranscriptionService {
   countTranscripts(): number;
   /** Every transcript not past retention, for GET /_emulator/inventory. */
   inventory(): { id: string; status: string }[];
+  /** Every transcript not past retention with what the console shows of it. */
+  summaries(): TranscriptSummary[];
   reset(): Promise<void>;
   /** Stops timers and workers; running jobs are persisted as they are. */
   close(): Promise<void>;

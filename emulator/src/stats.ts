@@ -6,10 +6,20 @@ type Area = "management" | "s3" | "transcription";
 /** Per-request facts the front needs for its log line, filled in by whichever area serves it. */
 export interface RequestContext {
   route: string | undefined;
+  /** The error code of the answer, when it is an error (for the console's request list). */
+  error?: string;
+  /** The fault the front injected into this request. */
+  fault?: string;
 }
 
 /** Lets an area's `counter.count()` name the route of the request being served, for the log line. */
 export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** Records the error code of the answer being written, for the console's request list. */
+export function noteError(code: string): void {
+  const ctx = requestContext.getStore();
+  if (ctx !== undefined) ctx.error = code;
+}
 
 /** Request counts for GET /_emulator/stats (docs/api-contract.md §9). */
 export class Stats implements RouteCounter {

@@ -262,6 +262,18 @@ export function createTranscriptionService(
     },
     countTranscripts: () => store.count(),
     inventory: () => store.live().map((job) => ({ id: job.transcript.id, status: job.transcript.status })),
+    summaries: () =>
+      store.live().map(({ transcript: t }) => ({
+        id: t.id,
+        status: t.status,
+        language: t.language,
+        text: t.text,
+        audio_duration: t.audio_duration,
+        price_usd: t.price_usd,
+        error: t.error,
+        created_at: t.created_at,
+        completed_at: t.completed_at,
+      })),
     async reset() {
       await ready;
       await queue.stop();
