@@ -85,7 +85,7 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
         return;
       }
       const route = resolveRoute(target, req);
-      opts.counter.count("s3", route.template, route.write);
+      opts.counter.count("s3", route.template, route.write, target.bucket);
       const auth = await authenticate(req, target, opts.credentials);
       if (!opts.credentials.bucketExists(target.bucket)) {
         throw new S3Error(404, "NoSuchBucket", "The specified bucket does not exist.", { BucketName: target.bucket });
