@@ -51,6 +51,7 @@ export const TOOLS = {
   aws: { packages: ["awscli"], programs: ["aws"], probes: [[["aws", ["--version"]]]] },
   s3cmd: { packages: ["s3cmd"], programs: ["s3cmd"], probes: [[["s3cmd", ["--version"]]]] },
   rclone: { packages: ["rclone"], programs: ["rclone"], probes: [[["rclone", ["version"]]]] },
+  curl: { packages: ["curl"], programs: ["curl"], probes: [[["curl", ["--version"]]]] },
 } as const satisfies Record<string, ToolSpec>;
 
 export type Tool = keyof typeof TOOLS;
