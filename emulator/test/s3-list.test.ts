@@ -144,6 +144,41 @@ describe("ListObjectsV2 over 12,007 keys", () => {
   });
 });
 
+describe("a lock taken by write-then-list, as Pulumi's DIY backend takes it", () => {
+  it("never has two holders at once: a lock written is in every listing that starts after its PUT answered", async () => {
+    const prefix = ".pulumi/locks/organization/project/stack/";
+    const clients = Array.from({ length: 6 }, () => s3Client(p.url, p.alpha));
+    let holders = 0;
+    let most = 0;
+    const tally = { acquired: 0, refused: 0 };
+    try {
+      // Each taker: write its lock, list the folder, go on only if its lock is the only one.
+      const take = async (client: S3Client, id: number) => {
+        // Started within a few milliseconds of each other: some win alone, some tie.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+        const key = `${prefix}${id}-${Math.random().toString(36).slice(2)}.json`;
+        await client.send(new PutObjectCommand({ Bucket: "alpha", Key: key, Body: `{"pid":${id}}` }));
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: "alpha", Prefix: prefix, Delimiter: "/" }));
+        const locks = (listed.Contents ?? []).map((o) => o.Key);
+        expect(locks).toContain(key);
+        if (locks.length === 1) {
+          tally.acquired++;
+          most = Math.max(most, ++holders);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          holders--;
+        } else tally.refused++;
+        await client.send(new DeleteObjectsCommand({ Bucket: "alpha", Delete: { Objects: [{ Key: key }] } }));
+      };
+      for (let round = 0; round < 40; round++) await Promise.all(clients.map((client, i) => take(client, i)));
+    } finally {
+      for (const client of clients) client.destroy();
+    }
+    expect(most).toBe(1);
+    expect(tally.acquired).toBeGreaterThan(0);
+    expect(tally.acquired + tally.refused).toBe(240);
+  });
+});
+
 describe("ListObjects (v1) over the same keys", () => {
   it("pages with markers through every key", async () => {
     const items: string[] = [];
