@@ -390,6 +390,41 @@ describe("multipart checksums", () => {
     expect(other).toMatch(/^InvalidRequest: Checksum Type mismatch/);
   });
 
+  it("completes an upload of 12 parts into one file, with no listener left behind (no Node warning)", async () => {
+    const warned: string[] = [];
+    const onWarning = (warning: Error) => warned.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const c = client("WHEN_REQUIRED", "WHEN_SUPPORTED");
+      const { UploadId } = await c.send(new CreateMultipartUploadCommand({ Bucket: "alpha", Key: "mp/twelve" }));
+      const parts = [];
+      for (let n = 1; n <= 12; n++) {
+        const body = n < 12 ? Buffer.alloc(5 * 1024 * 1024, n) : Buffer.from("end");
+        const { ETag } = await c.send(
+          new UploadPartCommand({ Bucket: "alpha", Key: "mp/twelve", UploadId, PartNumber: n, Body: body }),
+        );
+        parts.push({ PartNumber: n, ETag });
+      }
+      const done = await c.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: "alpha",
+          Key: "mp/twelve",
+          UploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+      expect(done.ETag).toMatch(/-12"$/);
+      const got = await c.send(new GetObjectCommand({ Bucket: "alpha", Key: "mp/twelve", ChecksumMode: "ENABLED" }));
+      expect((await got.Body!.transformToByteArray()).length).toBe(11 * 5 * 1024 * 1024 + 3);
+      c.destroy();
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warned).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("completes a Go client's request, whose XML writes the ETags' quotes as &#34;", async () => {
     const { UploadId } = await alpha.send(new CreateMultipartUploadCommand({ Bucket: "alpha", Key: "mp/go" }));
     const one = await alpha.send(
