@@ -24,6 +24,12 @@ export interface StackRef {
   /** Holds the file:// backend and PULUMI_HOME of this stack. */
   readonly stateDir: string;
   readonly stackName: string;
+  /**
+   * Instead of the file:// backend under stateDir, the backend `pulumi login` saved in its
+   * PULUMI_HOME (stateDir/home), e.g. an S3 bucket, reached with these variables added to the
+   * engine's (its credentials, the passphrase).
+   */
+  readonly loggedIn?: { readonly env: Readonly<Record<string, string>> };
 }
 
 /**
@@ -59,6 +65,8 @@ export interface RunResult {
   readonly steps?: readonly Step[];
   readonly outputs?: Record<string, { value: unknown; secret: boolean }>;
   readonly stdout?: string;
+  /** What the CLI printed on stderr (the S3 state backend's SDK warnings land there). */
+  readonly stderr?: string;
   /** `pulumi stack export` without --show-secrets (op "export"). */
   readonly exported?: string;
   /** The engine's failure, when ok is false. */
@@ -83,6 +91,16 @@ export function engineEnv(stateDir: string, binDir: string): Record<string, stri
   };
 }
 
+/** The engine's variables for `ref`: engineEnv's, or its logged-in backend's (StackRef.loggedIn). */
+function stackEnv(ref: StackRef, binDir: string): Record<string, string> {
+  const env = engineEnv(ref.stateDir, binDir);
+  if (ref.loggedIn === undefined) return env;
+  // Nor may one inherited from this process's caller override the login.
+  delete process.env.PULUMI_BACKEND_URL;
+  const { PULUMI_BACKEND_URL: _fileBackend, ...rest } = env;
+  return { ...rest, ...ref.loggedIn.env };
+}
+
 /** Loads the Automation API from the example's own install, so program and engine share one SDK copy. */
 function loadAutomation(workDir: string): typeof automation {
   return createRequire(path.join(workDir, "index.js"))("@pulumi/pulumi/automation") as typeof automation;
@@ -90,7 +108,7 @@ function loadAutomation(workDir: string): typeof automation {
 
 async function openStack(ref: StackRef, projectName: string): Promise<automation.Stack> {
   const binDir = pulumiBinDir();
-  const env = engineEnv(ref.stateDir, binDir);
+  const env = stackEnv(ref, binDir);
   await mkdir(path.join(ref.stateDir, "backend"), { recursive: true });
   await mkdir(path.join(ref.stateDir, "home"), { recursive: true });
   // The Automation API reads some of these in this process (version check), the CLI reads the rest.
@@ -124,25 +142,22 @@ function collectSteps(steps: Step[]): (event: automation.EngineEvent) => void {
   };
 }
 
-/** Runs the CLI itself (`pulumi <args>`) on the stack's backend; its stdout. */
-async function pulumiCli(ref: StackRef, args: readonly string[]): Promise<string> {
+/** Runs the CLI itself (`pulumi <args>`) on the stack's backend; what it printed. */
+async function pulumiCli(ref: StackRef, args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
   const binDir = pulumiBinDir();
-  const { stdout } = await run(path.join(binDir, "pulumi"), [...args, "--stack", ref.stackName], {
+  return run(path.join(binDir, "pulumi"), [...args, "--stack", ref.stackName], {
     cwd: ref.workDir,
-    env: { ...process.env, ...engineEnv(ref.stateDir, binDir) },
+    env: { ...process.env, ...stackEnv(ref, binDir) },
     maxBuffer: 64 * 1024 * 1024,
   });
-  return stdout;
 }
 
-function exportWithoutSecrets(ref: StackRef): Promise<string> {
-  return pulumiCli(ref, ["stack", "export"]);
-}
-
-async function importState(ref: StackRef & { readonly stateFile?: string }): Promise<void> {
+async function importState(ref: StackRef & { readonly stateFile?: string }): Promise<string> {
   if (ref.stateFile === undefined) throw new Error("import needs a stateFile");
-  await pulumiCli(ref, ["stack", "import", "--file", ref.stateFile]);
+  return (await pulumiCli(ref, ["stack", "import", "--file", ref.stateFile])).stderr;
 }
+
+const printed = (r: { readonly stdout: string; readonly stderr: string }) => ({ stdout: r.stdout, stderr: r.stderr });
 
 /** Where the engine's progress goes: nowhere, unless CLOUDPLATFORM_RUNNER_VERBOSE is set or a caller asks. */
 export interface RunOptions {
@@ -161,10 +176,12 @@ export async function runOperation(
   const onOutput = options.onOutput ?? defaultOutput();
   const { op } = request;
   try {
-    if (op === "export") return { op, ok: true, exported: await exportWithoutSecrets(request) };
+    if (op === "export") {
+      const { stdout, stderr } = await pulumiCli(request, ["stack", "export"]);
+      return { op, ok: true, exported: stdout, stderr };
+    }
     if (op === "import") {
-      await importState(request);
-      return { op, ok: true };
+      return { op, ok: true, stderr: await importState(request) };
     }
     const stack = await openStack(request, projectName);
     if (request.config && Object.keys(request.config).length > 0) {
@@ -183,21 +200,21 @@ export async function runOperation(
       case "up": {
         const r = await stack.up({ onEvent, ...(onOutput ? { onOutput } : {}) });
         const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, outputs: r.outputs, stdout: r.stdout };
+        return { op, ok: true, seconds: seconds(), changes, steps, outputs: r.outputs, ...printed(r) };
       }
       case "preview": {
         const r = await stack.preview({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        return { op, ok: true, seconds: seconds(), changes: { ...r.changeSummary }, steps, stdout: r.stdout };
+        return { op, ok: true, seconds: seconds(), changes: { ...r.changeSummary }, steps, ...printed(r) };
       }
       case "refresh": {
         const r = await stack.refresh({ onEvent, ...(onOutput ? { onOutput } : {}) });
         const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, stdout: r.stdout };
+        return { op, ok: true, seconds: seconds(), changes, steps, ...printed(r) };
       }
       case "destroy": {
         const r = await stack.destroy({ onEvent, ...(onOutput ? { onOutput } : {}) });
         const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, stdout: r.stdout };
+        return { op, ok: true, seconds: seconds(), changes, steps, ...printed(r) };
       }
       case "cancel":
         await stack.cancel();

@@ -61,6 +61,7 @@ export const TOOLS = {
   aws: { packages: ["awscli"], programs: ["aws"], probes: [[["aws", ["--version"]]]] },
   s3cmd: { packages: ["s3cmd"], programs: ["s3cmd"], probes: [[["s3cmd", ["--version"]]]] },
   rclone: { packages: ["rclone"], programs: ["rclone"], probes: [[["rclone", ["version"]]]] },
+  curl: { packages: ["curl"], programs: ["curl"], probes: [[["curl", ["--version"]]]] },
   // The emulator console's browser test drives it with playwright-core, which downloads no browser.
   chromium: { packages: ["chromium"], programs: ["chromium"], probes: [[["chromium", ["--version"]]]] },
   // Builds the Go end-to-end program and the YAML language host (scripts/build-go-e2e.sh,

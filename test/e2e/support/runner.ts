@@ -43,6 +43,8 @@ function callRunner<T>(request: object): Promise<T> {
 
 /** A stack of one example, with its own file:// backend, deployed against one emulator. */
 export class ExampleStack {
+  private loggedIn: { env: Record<string, string> } | undefined;
+
   private constructor(
     readonly example: string,
     readonly workDir: string,
@@ -50,15 +52,30 @@ export class ExampleStack {
     private readonly baseConfig: Config,
   ) {}
 
-  static async create(example: string, baseConfig: Config): Promise<ExampleStack> {
+  /** `sourceRoot`: the folder holding the example's folder, when not examples/ (a program a test wrote). */
+  static async create(example: string, baseConfig: Config, sourceRoot?: string): Promise<ExampleStack> {
     const rootDir = await mkdtemp(path.join(os.tmpdir(), `cloudplatform-e2e-${example}-`));
     const prepared = await callRunner<{ workDir?: string; error?: string }>({
       op: "prepare",
       example,
       parentDir: rootDir,
+      ...(sourceRoot === undefined ? {} : { sourceRoot }),
     });
     if (!prepared.workDir) throw new Error(`preparing examples/${example} failed: ${prepared.error ?? "no workDir"}`);
     return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
+  }
+
+  /** The PULUMI_HOME of this stack's engine (where `pulumi login` saves a backend). */
+  get homeDir(): string {
+    return path.join(this.rootDir, "state", "home");
+  }
+
+  /**
+   * From now on, the backend `pulumi login` saved in homeDir instead of the stack's own file://
+   * backend, with `env` (its credentials, the passphrase) added to the engine's variables.
+   */
+  useLoggedInBackend(env: Record<string, string>): void {
+    this.loggedIn = { env };
   }
 
   private run(
@@ -74,6 +91,7 @@ export class ExampleStack {
       stackName: "e2e",
       config: { ...this.baseConfig, ...config },
       removeConfig,
+      ...(this.loggedIn === undefined ? {} : { loggedIn: this.loggedIn }),
       ...more,
     });
   }
@@ -107,6 +125,10 @@ export class ExampleStack {
   }
   async exportState(): Promise<string> {
     return (await this.runOk("export")).exported ?? "";
+  }
+  /** `pulumi stack export` with what the CLI printed on stderr. */
+  exportResult(): Promise<RunResult> {
+    return this.runOk("export");
   }
   /** `pulumi stack import` of `exported` (what `exportState` gave, e.g. edited). */
   async importState(exported: string): Promise<void> {
