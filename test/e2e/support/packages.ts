@@ -3,6 +3,7 @@
 // node_modules can be found), with npm resolving their dependencies as it would for a user.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { promisify } from "node:util";
@@ -22,6 +23,19 @@ export async function npmPack(folder: string, outDir: string): Promise<string> {
 /** The PATH of a machine with Node and the system's tools: no folder of this repository. */
 export function plainPath(extra: readonly string[] = []): string {
   return [...extra, path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
+}
+
+/**
+ * The environment npm needs to reach the registry from this machine (certificates, proxies, npm's
+ * own settings), and HOME for its cache: nothing else of the caller's shell.
+ */
+export function npmEnv(): Record<string, string> {
+  const kept = Object.entries(process.env).filter(
+    ([name, value]) =>
+      value !== undefined &&
+      /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY|npm_config_.*)$/i.test(name),
+  ) as Array<[string, string]>;
+  return { ...Object.fromEntries(kept), HOME: process.env.HOME ?? tmpdir(), PATH: plainPath() };
 }
 
 /**
