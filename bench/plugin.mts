@@ -56,14 +56,12 @@ const emulator = await startEmulatorProcess(path.join(work, "emulator.log"));
 try {
   log("building and packing the provider (npm pack for the dynamic SDK, npm run plugin:pack for the plugin)");
   await run("npm", ["run", "--silent", "build"], { cwd: repoRoot });
-  const [nodeModules] = await Promise.all([
+  const [nodeModules, packed] = await Promise.all([
     exampleDependencies(),
     run("npm", ["run", "--silent", "plugin:pack", "--", "--out-dir", work], { cwd: repoRoot, maxBuffer: 16 << 20 }),
   ]);
-  const tarball = path.join(
-    work,
-    `pulumi-resource-cloudplatform-v${version}-${process.platform}-${process.arch}.tar.gz`,
-  );
+  // The packer prints the tarball's path (named for this machine's platform).
+  const tarball = packed.stdout.trim().split("\n").pop() ?? "";
 
   const workDir = path.join(work, "program");
   await mkdir(workDir);

@@ -1,17 +1,28 @@
-// `npm run plugin:pack [-- --out-dir <dir>]`: writes the self-contained plugin tarball
-// pulumi-resource-cloudplatform-v<version>-<os>-<arch>.tar.gz (default folder: bin/plugin), which
+// `npm run plugin:pack [-- --all | --target <os>-<arch>...] [--out-dir <dir>]`: writes the
+// self-contained plugin tarball pulumi-resource-cloudplatform-v<version>-<os>-<arch>.tar.gz of
+// this machine's platform, of each `--target`, or of all five (linux-amd64, linux-arm64,
+// darwin-amd64, darwin-arm64, windows-amd64) with `--all` (default folder: bin/plugin), which
 // `pulumi plugin install resource cloudplatform <version> --file <tarball>` installs. Inside: the
 // compiled provider, its production dependencies (installed from the npm cache, offline) and a
-// launcher script at the root; only `node` comes from the PATH the engine runs with.
-// Prints the tarball's path on stdout.
+// launcher at the root; only `node` comes from the PATH the engine runs with. The provider is
+// JavaScript and its dependencies have no native code, so one install serves every platform and
+// only the launcher differs (a batch file on Windows). Prints each tarball's path on stdout.
 import { execFileSync } from "node:child_process";
-import { createReadStream, createWriteStream } from "node:fs";
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { createGzip, constants as zlib } from "node:zlib";
-import { pluginTarballName, productionLock, type Lockfile } from "./lib/plugin-package.mts";
+import {
+  hostTarget,
+  parseTarget,
+  platformSpecificPackages,
+  pluginTarballName,
+  pluginTargets,
+  productionLock,
+  targetName,
+  writePluginTarball,
+  type Lockfile,
+  type PluginTarget,
+} from "./lib/plugin-package.mts";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const log = (message: string): void => void process.stderr.write(`[plugin-pack] ${message}\n`);
@@ -23,17 +34,19 @@ function option(name: string, fallback: string): string {
   return value ?? fallback;
 }
 
-// Runs with the PATH's `node`, so a Node older than the provider's minimum says so instead of
-// failing inside a dependency.
-const launcherScript = `#!/bin/sh
-# The cloudplatform resource plugin: the engine runs this file with its own arguments.
-dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-if ! command -v node >/dev/null 2>&1; then
-  echo "pulumi-resource-cloudplatform: no \\\`node\\\` on PATH (CLOUDPLATFORM_NODE_UNSUPPORTED): install Node.js >= 22 (24 LTS recommended) and put it on the PATH the Pulumi CLI runs with." >&2
-  exit 1
-fi
-exec node "$dir/bin/provider/plugin/launcher.js" "$@"
-`;
+const host = hostTarget(process.platform, process.arch);
+
+/** The platforms asked for: `--all`, each `--target`, else this machine's. */
+function targets(): PluginTarget[] {
+  if (process.argv.includes("--all")) return [...pluginTargets];
+  const named = process.argv.flatMap((arg, i) => (arg === "--target" ? [process.argv[i + 1] ?? ""] : []));
+  if (named.length > 0) return named.map(parseTarget);
+  if (host !== undefined) return [host];
+  throw new Error(
+    `this machine (${process.platform}-${process.arch}) is not a platform the Pulumi CLI downloads plugins for: ` +
+      `pass --target <${pluginTargets.map(targetName).join("|")}> or --all`,
+  );
+}
 
 /** Files of the compiled provider the plugin runs: JavaScript only (no declarations, maps, build info). */
 async function copyCompiledProvider(stage: string): Promise<void> {
@@ -68,7 +81,7 @@ async function main(): Promise<void> {
   };
   const lock = JSON.parse(await readFile(path.join(repoRoot, "package-lock.json"), "utf8")) as Lockfile;
   const outDir = path.resolve(option("--out-dir", path.join(repoRoot, "bin", "plugin")));
-  const tarball = path.join(outDir, pluginTarballName(pkg.version, process.platform, process.arch));
+  const wanted = targets();
 
   log("compiling the provider");
   execFileSync(
@@ -80,6 +93,7 @@ async function main(): Promise<void> {
     },
   );
 
+  const written: string[] = [];
   const stage = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-plugin-pack-"));
   try {
     await copyCompiledProvider(stage);
@@ -94,10 +108,15 @@ async function main(): Promise<void> {
       dependencies: pkg.dependencies,
     };
     await writeFile(path.join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    await writeFile(
-      path.join(stage, "package-lock.json"),
-      `${JSON.stringify(productionLock(lock, manifest), null, 2)}\n`,
-    );
+    const prodLock = productionLock(lock, manifest);
+    await writeFile(path.join(stage, "package-lock.json"), `${JSON.stringify(prodLock, null, 2)}\n`);
+    const specific = platformSpecificPackages(prodLock);
+    if (specific.length > 0 && wanted.some((target) => host === undefined || targetName(target) !== targetName(host))) {
+      throw new Error(
+        `${specific.join(", ")} install only on some platforms, so this machine's node_modules cannot serve ` +
+          "another platform: pack on each platform instead (without --all or --target)",
+      );
+    }
 
     log("installing the production dependencies from the npm cache (offline)");
     try {
@@ -116,36 +135,21 @@ async function main(): Promise<void> {
     await rm(path.join(stage, "node_modules", ".package-lock.json"), { force: true });
     log(`removed ${pruned} declaration, source-map and documentation files from node_modules`);
 
-    const launcher = path.join(stage, "pulumi-resource-cloudplatform");
-    await writeFile(launcher, launcherScript);
-    await chmod(launcher, 0o755);
-
     await mkdir(outDir, { recursive: true });
-    const entries = (await readdir(stage)).sort();
-    // Sorted entries, fixed owner and time: the same inputs give the same tarball.
-    const tar = path.join(stage, "..", `${path.basename(stage)}.tar`);
-    execFileSync("tar", [
-      "--sort=name",
-      "--owner=0",
-      "--group=0",
-      "--numeric-owner",
-      "--mtime=@0",
-      "-cf",
-      tar,
-      "-C",
-      stage,
-      ...entries,
-    ]);
-    await pipeline(createReadStream(tar), createGzip({ level: zlib.Z_BEST_COMPRESSION }), createWriteStream(tarball));
-    await rm(tar);
+    for (const target of wanted) {
+      const tarball = path.join(outDir, pluginTarballName(pkg.version, target));
+      await writePluginTarball(stage, target, tarball);
+      const size = (await stat(tarball)).size;
+      log(
+        `wrote ${path.relative(process.cwd(), tarball)} (${(size / 1024 / 1024).toFixed(1)} MB, ${targetName(target)})`,
+      );
+      written.push(tarball);
+    }
   } finally {
     await rm(stage, { recursive: true, force: true });
   }
-  const size = (await stat(tarball)).size;
-  log(
-    `wrote ${path.relative(process.cwd(), tarball)} (${(size / 1024 / 1024).toFixed(1)} MB) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
-  );
-  process.stdout.write(`${tarball}\n`);
+  log(`${written.length} tarball(s) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.stdout.write(written.map((tarball) => `${tarball}\n`).join(""));
 }
 
 main().catch((error: unknown) => {

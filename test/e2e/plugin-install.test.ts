@@ -1,15 +1,16 @@
-// The executable provider as users install it: `npm run plugin:pack`, then `pulumi plugin install
-// resource cloudplatform <version> --file <tarball>` into a fresh PULUMI_HOME, then a program run by
-// the real engine with nothing of this repository on PATH, against the emulator. And the package's
-// `bin`, which the engine finds on PATH, refusing a Node older than the provider supports.
+// The executable provider as users install it: `npm run plugin:pack -- --all`, then `pulumi plugin
+// install resource cloudplatform <version> --file <tarball>` of each platform's tarball into a fresh
+// PULUMI_HOME (all five installed and their files checked; this machine's run by the real engine with
+// nothing of this repository on PATH, against the emulator). And the package's `bin`, which the
+// engine finds on PATH, refusing a Node older than the provider supports.
 import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
-import { engineEnv, packPlugin, PluginSandbox, pluginVersion, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
+import { engineEnv, packPlugins, PluginSandbox, pluginVersion, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 // Types only: the program runs in a child process, never inside vitest.
 import type { TokenProgramAnswer, TokenProgramRequest } from "./support/token-program.mts";
 
@@ -122,9 +123,18 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
   const program = (op: TokenProgramRequest["op"]): Promise<TokenProgramAnswer> =>
     runTokenProgram(op, workDir, sandbox.env, emulator);
 
+  let tarballs: string[];
+  /** This machine's platform in the engine's words (GOOS-GOARCH), as in the tarball names. */
+  let host: string;
+
   beforeAll(async () => {
+    const { hostTarget, targetName } = await import("../../scripts/lib/plugin-package.mts");
+    const target = hostTarget(process.platform, process.arch);
+    if (target === undefined) throw new Error(`no plugin target for ${process.platform}-${process.arch}`);
+    host = targetName(target);
     outDir = await mkdtemp(path.join(tmpdir(), "cloudplatform-pack-"));
-    tarball = await packPlugin(outDir);
+    tarballs = await packPlugins(outDir, ["--all"]);
+    tarball = tarballs.find((t) => t.endsWith(`-${host}.tar.gz`)) ?? "";
     sandbox = await PluginSandbox.create(tarball, []);
     workDir = path.join(sandbox.root, "program");
     await mkdir(workDir);
@@ -136,10 +146,54 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
     if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
-  it("is named for its version and platform and holds the launcher, the compiled provider and its runtime dependencies only", async () => {
-    expect(path.basename(tarball)).toBe(
-      `pulumi-resource-cloudplatform-v${pluginVersion()}-${process.platform}-${process.arch}.tar.gz`,
+  it("one command packs the five platforms, named as `pulumi plugin install` downloads them (GOOS-GOARCH)", () => {
+    expect(tarballs.map((t) => path.basename(t))).toEqual(
+      ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"].map(
+        (platform) => `pulumi-resource-cloudplatform-v${pluginVersion()}-${platform}.tar.gz`,
+      ),
     );
+    expect(tarball).not.toBe("");
+  });
+
+  it("each installs with `pulumi plugin install --file` into a fresh PULUMI_HOME, laid out as the engine runs it", async () => {
+    const launcherJs = path.join("bin", "provider", "plugin", "launcher.js");
+    for (const file of tarballs) {
+      const windows = file.endsWith("-windows-amd64.tar.gz");
+      const own = await PluginSandbox.create(file, []);
+      try {
+        const { stdout } = await own.cli(own.root, ["plugin", "ls", "--json"]);
+        expect(JSON.parse(stdout), file).toEqual([
+          expect.objectContaining({ name: "cloudplatform", kind: "resource", version: pluginVersion() }),
+        ]);
+        const dir = path.join(own.root, "home", "plugins", `resource-cloudplatform-v${pluginVersion()}`);
+        const launcher = windows ? "pulumi-resource-cloudplatform.cmd" : "pulumi-resource-cloudplatform";
+        expect((await readdir(dir)).sort(), file).toEqual(
+          ["bin", "node_modules", "package-lock.json", "package.json", launcher].sort(),
+        );
+        const text = await readFile(path.join(dir, launcher), "utf8");
+        if (windows) {
+          // The engine on Windows probes pulumi-resource-<name>.exe, then .cmd.
+          expect(text).toContain('node "%~dp0bin\\provider\\plugin\\launcher.js" %*\r\n');
+        } else {
+          expect((await stat(path.join(dir, launcher))).mode & 0o111, file).toBe(0o111);
+          expect(text).toContain('exec node "$dir/bin/provider/plugin/launcher.js" "$@"');
+        }
+        await stat(path.join(dir, launcherJs));
+        await stat(path.join(dir, "node_modules", "@pulumi", "pulumi", "package.json"));
+      } finally {
+        await own.dispose();
+      }
+    }
+  });
+
+  it("the macOS and Linux arm64 tarballs hold exactly what this machine's (run below) holds", async () => {
+    const posix = tarballs.filter((t) => !t.endsWith("-windows-amd64.tar.gz"));
+    const bytes = await Promise.all(posix.map((t) => readFile(t)));
+    for (const [i, content] of bytes.entries()) expect(content.equals(bytes[0]!), posix[i]).toBe(true);
+  });
+
+  it("is named for its version and platform and holds the launcher, the compiled provider and its runtime dependencies only", async () => {
+    expect(path.basename(tarball)).toBe(`pulumi-resource-cloudplatform-v${pluginVersion()}-${host}.tar.gz`);
     const { stdout } = await run("tar", ["-tzvf", tarball], { maxBuffer: 64 * 1024 * 1024 });
     const lines = stdout.trim().split("\n");
     const names = lines.map((l) => l.split(/\s+/).slice(5).join(" "));

@@ -24,13 +24,18 @@ export async function toolDir(envVar: string, script: string): Promise<string> {
 export const pulumiBinDir = (): Promise<string> => toolDir("CLOUDPLATFORM_PULUMI_BIN_DIR", "ensure-pulumi.sh");
 export const yamlHostDir = (): Promise<string> => toolDir("CLOUDPLATFORM_PULUMI_YAML_BIN_DIR", "ensure-pulumi-yaml.sh");
 
-/** `npm run plugin:pack` into `outDir`; returns the tarball's path (the script's last stdout line). */
-export async function packPlugin(outDir: string): Promise<string> {
-  const { stdout } = await run("npm", ["run", "--silent", "plugin:pack", "--", "--out-dir", outDir], {
+/** `npm run plugin:pack` into `outDir` with `args` (e.g. `--all`); the tarballs' paths (its stdout lines). */
+export async function packPlugins(outDir: string, args: readonly string[]): Promise<string[]> {
+  const { stdout } = await run("npm", ["run", "--silent", "plugin:pack", "--", "--out-dir", outDir, ...args], {
     cwd: repoRoot,
     maxBuffer: 16 * 1024 * 1024,
   });
-  return stdout.trim().split("\n").pop() ?? "";
+  return stdout.trim().split("\n");
+}
+
+/** `npm run plugin:pack` of this machine's platform into `outDir`; the tarball's path. */
+export async function packPlugin(outDir: string): Promise<string> {
+  return (await packPlugins(outDir, [])).pop() ?? "";
 }
 
 export const pluginVersion = (): string =>

@@ -9,12 +9,13 @@ export interface CodeBlock {
   readonly text: string;
 }
 
-/** The fenced code blocks of the README section `### <heading>`, in order. */
-export async function readmeBlocks(heading: string): Promise<CodeBlock[]> {
-  const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
-  const start = readme.indexOf(`\n### ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no section "### ${heading}"`);
-  const rest = readme.slice(start + heading.length + 6);
+/** The fenced code blocks of the section `### <heading>` (or of another `level`) of a README of the repository, in order. */
+export async function readmeBlocks(heading: string, file = "README.md", level = 3): Promise<CodeBlock[]> {
+  const readme = await readFile(path.join(repoRoot, file), "utf8");
+  const title = `${"#".repeat(level)} ${heading}`;
+  const start = readme.indexOf(`\n${title}\n`);
+  if (start < 0) throw new Error(`${file} has no section "${title}"`);
+  const rest = readme.slice(start + title.length + 2);
   const next = rest.search(/\n##+ /);
   const section = next < 0 ? rest : rest.slice(0, next);
   return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, text: m[2]! }));
