@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 describe("the packed emulator", () => {
-  it("ships its launcher, its compiled code with types, its README and its manifest; no sources, tests or maps", async () => {
+  it("ships its launcher, its compiled code with types, the console's page, its README and its manifest; no sources, tests or maps", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball], { maxBuffer: 16 * 1024 * 1024 });
     const files = stdout.trim().split("\n");
     expect(files).toEqual(
@@ -54,10 +54,17 @@ describe("the packed emulator", () => {
         "package/dist/cli.js",
         "package/dist/index.js",
         "package/dist/index.d.ts",
+        "package/src/console/static/index.html",
+        "package/src/console/static/console.js",
       ]),
     );
     expect(
-      files.filter((f) => !/^package\/(package\.json|README\.md|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts))$/.test(f)),
+      files.filter(
+        (f) =>
+          !/^package\/(package\.json|README\.md|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|src\/console\/static\/[^/]+)$/.test(
+            f,
+          ),
+      ),
     ).toEqual([]);
   });
 
@@ -123,6 +130,13 @@ describe("the packed emulator", () => {
       secretAccessKey: credential.secret_access_key,
     };
     expect(await roundTrip(access)).toBe("ok");
+    // The console's page and its assets come from the installed package too.
+    const page = await fetch(`${line.baseUrl}/_emulator/console`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/_emulator\/console\/static\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) expect((await fetch(`${line.baseUrl}${asset}`)).status, asset).toBe(200);
     // Its request log goes to stderr, never the credentials.
     expect(emulator.stderr()).toContain('"route":"POST /object-storage/buckets"');
     expect(emulator.stderr()).not.toContain(line.apiKey);
