@@ -6,6 +6,26 @@ import * as utilities from "./utilities";
 
 /**
  * One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+ *
+ * ## Example Usage
+ * ### A talk published at a URL, transcribed during `pulumi up`
+ *
+ * `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+ * still running then stays in the state, and the next `pulumi up` waits for it again instead of
+ * paying for a new one. A local file is `sourcePath` instead of `url`.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const keynote = new cloudplatform.Transcript("keynote", {
+ *   url: "https://media.example.com/talks/keynote.mp3",
+ *   language: "en", // the default, "auto", detects it
+ *   glossary: { "pull you me": "Pulumi" }, // what is heard: what is written
+ * });
+ *
+ * export const text = keynote.text;
+ * export const priceUsd = keynote.priceUsd;
+ * ```
  */
 export class Transcript extends pulumi.CustomResource {
     /**

@@ -12,6 +12,49 @@ import (
 )
 
 // An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+//
+// ## Example Usage
+// ### A bucket that `pulumi destroy` empties first
+//
+// Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+// characters), and keeps that name across updates.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			media, err := cloudplatform.NewBucket(ctx, "media", &cloudplatform.BucketArgs{
+//				StorageClass: pulumi.String("InfrequentAccess"), // Standard (the default), InfrequentAccess or Archive
+//				ForceDestroy: pulumi.Bool(true),                 // deleting the bucket deletes its objects first
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("bucketId", media.BucketId)
+//			ctx.Export("bucketName", media.Name)
+//			ctx.Export("s3Endpoint", media.S3Endpoint) // path-style, region us-east-1
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+// platform; `forceDestroy` and `adopt` are `false`.
+//
+// ```sh
+// $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+// ```
 type Bucket struct {
 	pulumi.CustomResourceState
 

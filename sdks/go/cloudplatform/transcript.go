@@ -12,6 +12,41 @@ import (
 )
 
 // One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+//
+// ## Example Usage
+// ### A talk published at a URL, transcribed during `pulumi up`
+//
+// `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+// still running then stays in the state, and the next `pulumi up` waits for it again instead of
+// paying for a new one. A local file is `sourcePath` instead of `url`.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			keynote, err := cloudplatform.NewTranscript(ctx, "keynote", &cloudplatform.TranscriptArgs{
+//				Url:      pulumi.String("https://media.example.com/talks/keynote.mp3"),
+//				Language: pulumi.String("en"),                                      // the default, "auto", detects it
+//				Glossary: pulumi.StringMap{"pull you me": pulumi.String("Pulumi")}, // what is heard: what is written
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("text", keynote.Text)
+//			ctx.Export("priceUsd", keynote.PriceUsd)
+//			return nil
+//		})
+//	}
+//
+// ```
 type Transcript struct {
 	pulumi.CustomResourceState
 

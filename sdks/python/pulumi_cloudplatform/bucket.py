@@ -103,6 +103,34 @@ class Bucket(pulumi.CustomResource):
         """
         An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
 
+        ## Example Usage
+        ### A bucket that `pulumi destroy` empties first
+
+        Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+        characters), and keeps that name across updates.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media",
+            storage_class="InfrequentAccess",  # Standard (the default), InfrequentAccess or Archive
+            force_destroy=True)  # deleting the bucket deletes its objects first
+
+        pulumi.export("bucketId", media.bucket_id)
+        pulumi.export("bucketName", media.name)
+        pulumi.export("s3Endpoint", media.s3_endpoint)  # path-style, region us-east-1
+        ```
+
+        ## Import
+
+        A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+        platform; `forceDestroy` and `adopt` are `false`.
+
+        ```sh
+        $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
@@ -118,6 +146,34 @@ class Bucket(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+
+        ## Example Usage
+        ### A bucket that `pulumi destroy` empties first
+
+        Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+        characters), and keeps that name across updates.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media",
+            storage_class="InfrequentAccess",  # Standard (the default), InfrequentAccess or Archive
+            force_destroy=True)  # deleting the bucket deletes its objects first
+
+        pulumi.export("bucketId", media.bucket_id)
+        pulumi.export("bucketName", media.name)
+        pulumi.export("s3Endpoint", media.s3_endpoint)  # path-style, region us-east-1
+        ```
+
+        ## Import
+
+        A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+        platform; `forceDestroy` and `adopt` are `false`.
+
+        ```sh
+        $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+        ```
 
         :param str resource_name: The name of the resource.
         :param BucketArgs args: The arguments to use to populate this resource's properties.

@@ -68,6 +68,28 @@ class DnsZone(pulumi.CustomResource):
         """
         A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
 
+        ## Example Usage
+        ### A DNS zone and the name servers to delegate its domain to
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        # adopt=True would take over a zone of this name that already exists in the project.
+        site = cloudplatform.DnsZone("site", name="example.com")
+
+        pulumi.export("zoneId", site.zone_id)
+        pulumi.export("nameservers", site.nameservers)  # set these at the domain's registrar
+        ```
+
+        ## Import
+
+        A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+
+        ```sh
+        $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
@@ -81,6 +103,28 @@ class DnsZone(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
+
+        ## Example Usage
+        ### A DNS zone and the name servers to delegate its domain to
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        # adopt=True would take over a zone of this name that already exists in the project.
+        site = cloudplatform.DnsZone("site", name="example.com")
+
+        pulumi.export("zoneId", site.zone_id)
+        pulumi.export("nameservers", site.nameservers)  # set these at the domain's registrar
+        ```
+
+        ## Import
+
+        A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+
+        ```sh
+        $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+        ```
 
         :param str resource_name: The name of the resource.
         :param DnsZoneArgs args: The arguments to use to populate this resource's properties.

@@ -154,6 +154,26 @@ class Transcript(pulumi.CustomResource):
         """
         One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
 
+        ## Example Usage
+        ### A talk published at a URL, transcribed during `pulumi up`
+
+        `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+        still running then stays in the state, and the next `pulumi up` waits for it again instead of
+        paying for a new one. A local file is `sourcePath` instead of `url`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        keynote = cloudplatform.Transcript("keynote",
+            url="https://media.example.com/talks/keynote.mp3",
+            language="en",  # the default, "auto", detects it
+            glossary={"pull you me": "Pulumi"})  # what is heard: what is written
+
+        pulumi.export("text", keynote.text)
+        pulumi.export("priceUsd", keynote.price_usd)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
@@ -172,6 +192,26 @@ class Transcript(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+
+        ## Example Usage
+        ### A talk published at a URL, transcribed during `pulumi up`
+
+        `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+        still running then stays in the state, and the next `pulumi up` waits for it again instead of
+        paying for a new one. A local file is `sourcePath` instead of `url`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        keynote = cloudplatform.Transcript("keynote",
+            url="https://media.example.com/talks/keynote.mp3",
+            language="en",  # the default, "auto", detects it
+            glossary={"pull you me": "Pulumi"})  # what is heard: what is written
+
+        pulumi.export("text", keynote.text)
+        pulumi.export("priceUsd", keynote.price_usd)
+        ```
 
         :param str resource_name: The name of the resource.
         :param TranscriptArgs args: The arguments to use to populate this resource's properties.
