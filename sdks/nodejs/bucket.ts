@@ -63,7 +63,7 @@ export class Bucket extends pulumi.CustomResource {
     }
 
     /**
-     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
     declare public readonly adopt: pulumi.Output<boolean>;
     /**
@@ -142,7 +142,7 @@ export class Bucket extends pulumi.CustomResource {
  */
 export interface BucketArgs {
     /**
-     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**

@@ -56,7 +56,7 @@ export class DnsZone extends pulumi.CustomResource {
     }
 
     /**
-     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
      */
     declare public readonly adopt: pulumi.Output<boolean>;
     /**
@@ -126,7 +126,7 @@ export class DnsZone extends pulumi.CustomResource {
  */
 export interface DnsZoneArgs {
     /**
-     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**

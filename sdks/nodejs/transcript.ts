@@ -111,7 +111,7 @@ export class Transcript extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly text: pulumi.Output<string | undefined>;
     /**
-     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
      */
     declare public readonly timeoutMinutes: pulumi.Output<number>;
     /**
@@ -206,7 +206,7 @@ export interface TranscriptArgs {
      */
     sourcePath?: pulumi.Input<string | undefined>;
     /**
-     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
      */
     timeoutMinutes?: pulumi.Input<number | undefined>;
     /**

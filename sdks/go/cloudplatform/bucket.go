@@ -58,7 +58,7 @@ import (
 type Bucket struct {
 	pulumi.CustomResourceState
 
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolOutput `pulumi:"adopt"`
 	// True when create adopted an existing bucket.
 	Adopted pulumi.BoolOutput `pulumi:"adopted"`
@@ -123,7 +123,7 @@ func (BucketState) ElementType() reflect.Type {
 }
 
 type bucketArgs struct {
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt *bool `pulumi:"adopt"`
 	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy *bool `pulumi:"forceDestroy"`
@@ -135,7 +135,7 @@ type bucketArgs struct {
 
 // The set of arguments for constructing a Bucket resource.
 type BucketArgs struct {
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolPtrInput
 	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy pulumi.BoolPtrInput
@@ -232,7 +232,7 @@ func (o BucketOutput) ToBucketOutputWithContext(ctx context.Context) BucketOutpu
 	return o
 }
 
-// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 func (o BucketOutput) Adopt() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }

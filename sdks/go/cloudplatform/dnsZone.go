@@ -54,7 +54,7 @@ import (
 type DnsZone struct {
 	pulumi.CustomResourceState
 
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolOutput `pulumi:"adopt"`
 	// True when create adopted an existing zone.
 	Adopted pulumi.BoolOutput `pulumi:"adopted"`
@@ -117,7 +117,7 @@ func (DnsZoneState) ElementType() reflect.Type {
 }
 
 type dnsZoneArgs struct {
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt *bool `pulumi:"adopt"`
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name string `pulumi:"name"`
@@ -125,7 +125,7 @@ type dnsZoneArgs struct {
 
 // The set of arguments for constructing a DnsZone resource.
 type DnsZoneArgs struct {
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolPtrInput
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name pulumi.StringInput
@@ -218,7 +218,7 @@ func (o DnsZoneOutput) ToDnsZoneOutputWithContext(ctx context.Context) DnsZoneOu
 	return o
 }
 
-// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 func (o DnsZoneOutput) Adopt() pulumi.BoolOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }

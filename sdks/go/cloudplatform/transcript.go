@@ -78,7 +78,7 @@ type Transcript struct {
 	Status pulumi.StringOutput `pulumi:"status"`
 	// The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
 	Text pulumi.StringPtrOutput `pulumi:"text"`
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes pulumi.Float64Output `pulumi:"timeoutMinutes"`
 	// The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
 	TranscriptId pulumi.StringOutput `pulumi:"transcriptId"`
@@ -143,7 +143,7 @@ type transcriptArgs struct {
 	Language *string `pulumi:"language"`
 	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath *string `pulumi:"sourcePath"`
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes *float64 `pulumi:"timeoutMinutes"`
 	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url *string `pulumi:"url"`
@@ -161,7 +161,7 @@ type TranscriptArgs struct {
 	Language pulumi.StringPtrInput
 	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath pulumi.StringPtrInput
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes pulumi.Float64PtrInput
 	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url pulumi.StringPtrInput
@@ -328,7 +328,7 @@ func (o TranscriptOutput) Text() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.Text }).(pulumi.StringPtrOutput)
 }
 
-// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 func (o TranscriptOutput) TimeoutMinutes() pulumi.Float64Output {
 	return o.ApplyT(func(v *Transcript) pulumi.Float64Output { return v.TimeoutMinutes }).(pulumi.Float64Output)
 }

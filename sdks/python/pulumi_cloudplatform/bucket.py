@@ -26,7 +26,7 @@ class BucketArgs:
         """
         The set of arguments for constructing a Bucket resource.
 
-        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
@@ -44,7 +44,7 @@ class BucketArgs:
     @pulumi.getter
     def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
@@ -133,7 +133,7 @@ class Bucket(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
@@ -251,7 +251,7 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter
     def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
