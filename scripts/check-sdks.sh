@@ -3,7 +3,8 @@
 # (`npm run gen:sdks -- --check`), the Node.js SDK type-checks against the @pulumi/pulumi this
 # repository installs, and the Python SDK byte-compiles. The Go SDK is compiled by the Go
 # end-to-end program (scripts/build-go-e2e.sh), which imports it. Python programs are not run here:
-# no Python package registry is reachable from these machines.
+# no Python package registry is reachable from these machines. Then the schema's doc examples
+# compile against these SDKs (scripts/check-examples.sh).
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
@@ -25,3 +26,5 @@ pycache="$(mktemp -d)"
 trap 'rm -rf "$pycache"' EXIT
 PYTHONPYCACHEPREFIX="$pycache" python3 -m compileall -q sdks/python
 log "the SDKs are up to date and compile"
+
+bash scripts/check-examples.sh

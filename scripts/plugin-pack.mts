@@ -3,8 +3,8 @@
 // this machine's platform, of each `--target`, or of all five (linux-amd64, linux-arm64,
 // darwin-amd64, darwin-arm64, windows-amd64) with `--all` (default folder: bin/plugin), which
 // `pulumi plugin install resource cloudplatform <version> --file <tarball>` installs. Inside: the
-// compiled provider, its production dependencies (installed from the npm cache, offline) and a
-// launcher at the root; only `node` comes from the PATH the engine runs with. The provider is
+// compiled provider, its production dependencies (installed from the npm cache, offline), the
+// examples its schema's docs show (docs/examples) and a launcher at the root; only `node` comes from the PATH the engine runs with. The provider is
 // JavaScript and its dependencies have no native code, so one install serves every platform and
 // only the launcher differs (a batch file on Windows). Prints each tarball's path on stdout.
 import { execFileSync } from "node:child_process";
@@ -56,6 +56,15 @@ async function copyCompiledProvider(stage: string): Promise<void> {
   });
 }
 
+/** Each example's folder: the schema's descriptions embed them when it is built (provider/plugin/schema-docs.ts). */
+async function copyDocExamples(stage: string): Promise<void> {
+  const examples = path.join(repoRoot, "docs", "examples");
+  for (const entry of await readdir(examples, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    await cp(path.join(examples, entry.name), path.join(stage, "docs", "examples", entry.name), { recursive: true });
+  }
+}
+
 /** Declarations, source maps and docs are never loaded at run time; licenses stay. */
 async function pruneNodeModules(dir: string): Promise<number> {
   let removed = 0;
@@ -97,6 +106,7 @@ async function main(): Promise<void> {
   const stage = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-plugin-pack-"));
   try {
     await copyCompiledProvider(stage);
+    await copyDocExamples(stage);
     // `exports` keeps the provider's self-reference (`pulumi-cloudplatform/package.json`) resolvable.
     const manifest = {
       name: pkg.name,

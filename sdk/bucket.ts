@@ -26,8 +26,9 @@ export interface BucketArgs {
   forceDestroy?: pulumi.Input<boolean>;
   /**
    * When true and a bucket with this name already exists in the project, create takes it over instead
-   * of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must
-   * match. An adopted bucket is deleted by `pulumi destroy` like any other.
+   * of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be
+   * `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy`
+   * like any other.
    * @default false
    */
   adopt?: pulumi.Input<boolean>;

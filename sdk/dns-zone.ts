@@ -11,8 +11,8 @@ export interface DnsZoneArgs {
   name: pulumi.Input<string>;
   /**
    * When true and a zone with this name already exists in the project, create takes it over instead
-   * of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is
-   * deleted by `pulumi destroy` like any other.
+   * of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be
+   * `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
    * @default false
    */
   adopt?: pulumi.Input<boolean>;

@@ -52,7 +52,7 @@ export interface TranscriptArgs {
    * slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the
    * deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes
    * waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not
-   * honoured by dynamic resources; this is the deadline.
+   * honoured; this is the deadline.
    * @default 1440
    */
   timeoutMinutes?: pulumi.Input<number>;

@@ -2,12 +2,14 @@
  * The Pulumi package schema of `cloudplatform` (served by GetSchema): what other languages'
  * SDK generators, `pulumi import` code generation and `pulumi package get-schema` read. It follows
  * from the cores' field tables (tables.ts) and the settings of config.ts; property names are the
- * cores' wire names.
+ * cores' wire names. Resources and functions are described as Pulumi's registry docs expect, with
+ * their examples in every language and how to import them (schema-docs.ts).
  */
 import { settingTable } from "../config.js";
 import { alwaysSet, programInputs, type Field, type FieldKind, type ResourceTable } from "../tables.js";
 import { lookups, type Lookup } from "../functions.js";
 import { cores, packageName, tokenOf } from "./cores.js";
+import { describedWithExamples, examplesRoot } from "./schema-docs.js";
 
 type Spec = Record<string, unknown>;
 
@@ -32,12 +34,12 @@ function propertySpec(field: Field, asOutput: boolean): Spec {
   };
 }
 
-function resourceSpec(table: ResourceTable): Spec {
+function resourceSpec(table: ResourceTable, examples: string): Spec {
   const { fields } = table;
   const specs = (names: readonly string[], asOutput: boolean) =>
     Object.fromEntries(names.map((name) => [name, propertySpec(fields[name] as Field, asOutput)]));
   return {
-    description: table.description,
+    description: describedWithExamples(table.description, table.type, examples),
     inputProperties: specs(programInputs(table), false),
     requiredInputs: Object.keys(fields).filter((name) => fields[name]?.required),
     properties: specs(Object.keys(fields), true),
@@ -55,7 +57,7 @@ function objectSpec(table: ResourceTable): Spec {
 
 const typeRef = (table: ResourceTable): string => `#/types/${tokenOf(table.type)}`;
 
-function functionSpec(lookup: Lookup): Spec {
+function functionSpec(lookup: Lookup, examples: string): Spec {
   const { args, result } = lookup;
   const outputs =
     "object" in result
@@ -67,7 +69,7 @@ function functionSpec(lookup: Lookup): Spec {
           required: [result.list],
         };
   return {
-    description: lookup.description,
+    description: describedWithExamples(lookup.description, lookup.name, examples),
     ...(Object.keys(args).length === 0
       ? {}
       : { inputs: { properties: properties(args), required: Object.keys(args).filter((n) => args[n]?.required) } }),
@@ -118,7 +120,8 @@ export const languages = {
   },
 } as const;
 
-export function buildSchema(version: string): Spec {
+/** `examples`: the folder of the examples (docs/examples of the package, unless a test says otherwise). */
+export function buildSchema(version: string, examples: string = examplesRoot()): Spec {
   return {
     name: packageName,
     displayName: "Cloud Platform",
@@ -130,10 +133,16 @@ export function buildSchema(version: string): Spec {
     // The generators then write each SDK as a package of its own at this version (Go: its go.mod).
     meta: { supportPack: true },
     config: { variables: settings },
-    provider: { description: "The Cloud Platform provider.", inputProperties: settings },
+    provider: {
+      description:
+        "The Cloud Platform provider: where the platform's APIs are and the credentials that call them. Each " +
+        "setting is the stack's `cloudplatform:<setting>` config (an explicit provider's input), else its " +
+        "environment variable.",
+      inputProperties: settings,
+    },
     types: typeSpecs(),
-    resources: Object.fromEntries(cores.map((core) => [tokenOf(core.table.type), resourceSpec(core.table)])),
-    functions: Object.fromEntries(lookups.map((lookup) => [tokenOf(lookup.name), functionSpec(lookup)])),
+    resources: Object.fromEntries(cores.map((core) => [tokenOf(core.table.type), resourceSpec(core.table, examples)])),
+    functions: Object.fromEntries(lookups.map((lookup) => [tokenOf(lookup.name), functionSpec(lookup, examples)])),
     language: languages,
   };
 }

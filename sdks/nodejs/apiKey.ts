@@ -6,6 +6,24 @@ import * as utilities from "./utilities";
 
 /**
  * The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+ *
+ * ## Example Usage
+ * ### The project's API key, rotated every quarter
+ *
+ * A project has one API key. Creating this resource rotates it, and so does any change of
+ * `rotateWhenChanged`: the previous key stops working at once. When the provider itself
+ * authenticates with that key, it uses the new one for the rest of the run; store it for the next
+ * one with `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output apiKey --show-secrets)"`.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const project = new cloudplatform.ApiKey("project", {
+ *   rotateWhenChanged: { quarter: "2026-Q4" }, // change it to rotate the key
+ * });
+ *
+ * export const apiKey = project.key; // a secret
+ * ```
  */
 export class ApiKey extends pulumi.CustomResource {
     /**

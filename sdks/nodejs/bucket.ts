@@ -6,6 +6,34 @@ import * as utilities from "./utilities";
 
 /**
  * An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+ *
+ * ## Example Usage
+ * ### A bucket that `pulumi destroy` empties first
+ *
+ * Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+ * characters), and keeps that name across updates.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const media = new cloudplatform.Bucket("media", {
+ *   storageClass: "InfrequentAccess", // Standard (the default), InfrequentAccess or Archive
+ *   forceDestroy: true, // deleting the bucket deletes its objects first
+ * });
+ *
+ * export const bucketId = media.bucketId;
+ * export const bucketName = media.name;
+ * export const s3Endpoint = media.s3Endpoint; // path-style, region us-east-1
+ * ```
+ *
+ * ## Import
+ *
+ * A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+ * platform; `forceDestroy` and `adopt` are `false`.
+ *
+ * ```sh
+ * $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+ * ```
  */
 export class Bucket extends pulumi.CustomResource {
     /**
@@ -35,7 +63,7 @@ export class Bucket extends pulumi.CustomResource {
     }
 
     /**
-     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
     declare public readonly adopt: pulumi.Output<boolean>;
     /**
@@ -114,7 +142,7 @@ export class Bucket extends pulumi.CustomResource {
  */
 export interface BucketArgs {
     /**
-     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+     * When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**

@@ -6,6 +6,41 @@ import * as utilities from "./utilities";
 
 /**
  * An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+ *
+ * ## Example Usage
+ * ### An S3 key pair for one bucket, its secret rotated on demand
+ *
+ * The credential reaches its bucket only. Its outputs are what an S3 client needs; the secret is a
+ * Pulumi secret, which the platform returns only when it creates or regenerates it.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const media = new cloudplatform.Bucket("media", { forceDestroy: true });
+ *
+ * const writer = new cloudplatform.BucketCredential("media-writer", {
+ *   bucketId: media.bucketId,
+ *   active: true, // false deactivates it in place: S3 refuses it until it is true again
+ *   // Any change regenerates the secret in place: same access key id, the old secret stops working.
+ *   rotateWhenChanged: { rotatedOn: "2026-11-01" },
+ * });
+ *
+ * export const endpoint = writer.s3Endpoint; // path-style
+ * export const region = writer.region;
+ * export const bucketName = writer.bucketName;
+ * export const accessKeyId = writer.accessKeyId;
+ * export const secretAccessKey = writer.secretAccessKey; // a secret
+ * ```
+ *
+ * ## Import
+ *
+ * A credential is imported by its bucket's id and its access key id, `<bucketId>/<accessKeyId>`; the
+ * resource's id is then the access key id. The platform returns a secret only when it creates or
+ * regenerates it: an imported credential has no `secretAccessKey` until `rotateWhenChanged` changes.
+ *
+ * ```sh
+ * $ pulumi import cloudplatform:index:BucketCredential media-writer bkt_0123456789abcdefghij/CPAK0123456789ABCDEF
+ * ```
  */
 export class BucketCredential extends pulumi.CustomResource {
     /**

@@ -6,6 +6,27 @@ import * as utilities from "./utilities";
 
 /**
  * A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
+ *
+ * ## Example Usage
+ * ### A DNS zone and the name servers to delegate its domain to
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // adopt: true would take over a zone of this name that already exists in the project.
+ * const site = new cloudplatform.DnsZone("site", { name: "example.com" });
+ *
+ * export const zoneId = site.zoneId;
+ * export const nameservers = site.nameservers; // set these at the domain's registrar
+ * ```
+ *
+ * ## Import
+ *
+ * A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+ *
+ * ```sh
+ * $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+ * ```
  */
 export class DnsZone extends pulumi.CustomResource {
     /**
@@ -35,7 +56,7 @@ export class DnsZone extends pulumi.CustomResource {
     }
 
     /**
-     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
      */
     declare public readonly adopt: pulumi.Output<boolean>;
     /**
@@ -105,7 +126,7 @@ export class DnsZone extends pulumi.CustomResource {
  */
 export interface DnsZoneArgs {
     /**
-     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+     * When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
      */
     adopt?: pulumi.Input<boolean | undefined>;
     /**

@@ -6,6 +6,21 @@ import * as utilities from "./utilities";
 
 /**
  * The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+ *
+ * ## Example Usage
+ * ### A credential for a bucket this stack does not manage
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Fails when the project has no bucket of that name.
+ * const shared = cloudplatform.getBucketOutput({ name: "shared-assets" });
+ *
+ * const reader = new cloudplatform.BucketCredential("shared-assets-reader", { bucketId: shared.bucketId });
+ *
+ * export const accessKeyId = reader.accessKeyId;
+ * export const secretAccessKey = reader.secretAccessKey; // a secret
+ * ```
  */
 export function getBucket(args: GetBucketArgs, opts?: pulumi.InvokeOptions): Promise<GetBucketResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -41,6 +56,21 @@ export interface GetBucketResult {
 }
 /**
  * The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+ *
+ * ## Example Usage
+ * ### A credential for a bucket this stack does not manage
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Fails when the project has no bucket of that name.
+ * const shared = cloudplatform.getBucketOutput({ name: "shared-assets" });
+ *
+ * const reader = new cloudplatform.BucketCredential("shared-assets-reader", { bucketId: shared.bucketId });
+ *
+ * export const accessKeyId = reader.accessKeyId;
+ * export const secretAccessKey = reader.secretAccessKey; // a secret
+ * ```
  */
 export function getBucketOutput(args: GetBucketOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetBucketResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -8,6 +8,20 @@ import * as utilities from "./utilities";
 
 /**
  * The credentials of a bucket: access key ids and state, never secrets (the API lists none).
+ *
+ * ## Example Usage
+ * ### The credentials of a bucket this stack does not manage
+ *
+ * The platform never lists a credential's secret: each comes with its access key id, its bucket's
+ * id, whether it is active, and when it was created.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const shared = cloudplatform.getBucketOutput({ name: "shared-assets" });
+ *
+ * export const credentials = cloudplatform.getBucketCredentialsOutput({ bucketId: shared.bucketId }).credentials;
+ * ```
  */
 export function getBucketCredentials(args: GetBucketCredentialsArgs, opts?: pulumi.InvokeOptions): Promise<GetBucketCredentialsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -31,6 +45,20 @@ export interface GetBucketCredentialsResult {
 }
 /**
  * The credentials of a bucket: access key ids and state, never secrets (the API lists none).
+ *
+ * ## Example Usage
+ * ### The credentials of a bucket this stack does not manage
+ *
+ * The platform never lists a credential's secret: each comes with its access key id, its bucket's
+ * id, whether it is active, and when it was created.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const shared = cloudplatform.getBucketOutput({ name: "shared-assets" });
+ *
+ * export const credentials = cloudplatform.getBucketCredentialsOutput({ bucketId: shared.bucketId }).credentials;
+ * ```
  */
 export function getBucketCredentialsOutput(args: GetBucketCredentialsOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetBucketCredentialsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

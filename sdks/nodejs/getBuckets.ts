@@ -8,6 +8,16 @@ import * as utilities from "./utilities";
 
 /**
  * All buckets of the project.
+ *
+ * ## Example Usage
+ * ### Every bucket of the project
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Each with its bucketId, name, storageClass and createdAt.
+ * export const buckets = cloudplatform.getBucketsOutput().buckets;
+ * ```
  */
 export function getBuckets(opts?: pulumi.InvokeOptions): Promise<GetBucketsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -23,6 +33,16 @@ export interface GetBucketsResult {
 }
 /**
  * All buckets of the project.
+ *
+ * ## Example Usage
+ * ### Every bucket of the project
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Each with its bucketId, name, storageClass and createdAt.
+ * export const buckets = cloudplatform.getBucketsOutput().buckets;
+ * ```
  */
 export function getBucketsOutput(opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetBucketsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

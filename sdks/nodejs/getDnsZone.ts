@@ -6,6 +6,19 @@ import * as utilities from "./utilities";
 
 /**
  * The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+ *
+ * ## Example Usage
+ * ### The id and name servers of a zone this stack does not manage
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Fails when the project has no zone of that name.
+ * const zone = cloudplatform.getDnsZoneOutput({ name: "example.org" });
+ *
+ * export const zoneId = zone.zoneId;
+ * export const nameservers = zone.nameservers;
+ * ```
  */
 export function getDnsZone(args: GetDnsZoneArgs, opts?: pulumi.InvokeOptions): Promise<GetDnsZoneResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -45,6 +58,19 @@ export interface GetDnsZoneResult {
 }
 /**
  * The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+ *
+ * ## Example Usage
+ * ### The id and name servers of a zone this stack does not manage
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Fails when the project has no zone of that name.
+ * const zone = cloudplatform.getDnsZoneOutput({ name: "example.org" });
+ *
+ * export const zoneId = zone.zoneId;
+ * export const nameservers = zone.nameservers;
+ * ```
  */
 export function getDnsZoneOutput(args: GetDnsZoneOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetDnsZoneResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

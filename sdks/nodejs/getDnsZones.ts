@@ -8,6 +8,16 @@ import * as utilities from "./utilities";
 
 /**
  * All DNS zones of the project.
+ *
+ * ## Example Usage
+ * ### Every DNS zone of the project
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Each with its zoneId, name, status, nameservers and createdAt.
+ * export const zones = cloudplatform.getDnsZonesOutput().zones;
+ * ```
  */
 export function getDnsZones(opts?: pulumi.InvokeOptions): Promise<GetDnsZonesResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -23,6 +33,16 @@ export interface GetDnsZonesResult {
 }
 /**
  * All DNS zones of the project.
+ *
+ * ## Example Usage
+ * ### Every DNS zone of the project
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * // Each with its zoneId, name, status, nameservers and createdAt.
+ * export const zones = cloudplatform.getDnsZonesOutput().zones;
+ * ```
  */
 export function getDnsZonesOutput(opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetDnsZonesResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * The Cloud Platform provider.
+ * The Cloud Platform provider: where the platform's APIs are and the credentials that call them. Each setting is the stack's `cloudplatform:<setting>` config (an explicit provider's input), else its environment variable.
  */
 export class Provider extends pulumi.ProviderResource {
     /** @internal */

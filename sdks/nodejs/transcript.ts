@@ -6,6 +6,26 @@ import * as utilities from "./utilities";
 
 /**
  * One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+ *
+ * ## Example Usage
+ * ### A talk published at a URL, transcribed during `pulumi up`
+ *
+ * `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+ * still running then stays in the state, and the next `pulumi up` waits for it again instead of
+ * paying for a new one. A local file is `sourcePath` instead of `url`.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const keynote = new cloudplatform.Transcript("keynote", {
+ *   url: "https://media.example.com/talks/keynote.mp3",
+ *   language: "en", // the default, "auto", detects it
+ *   glossary: { "pull you me": "Pulumi" }, // what is heard: what is written
+ * });
+ *
+ * export const text = keynote.text;
+ * export const priceUsd = keynote.priceUsd;
+ * ```
  */
 export class Transcript extends pulumi.CustomResource {
     /**
@@ -91,7 +111,7 @@ export class Transcript extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly text: pulumi.Output<string | undefined>;
     /**
-     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
      */
     declare public readonly timeoutMinutes: pulumi.Output<number>;
     /**
@@ -186,7 +206,7 @@ export interface TranscriptArgs {
      */
     sourcePath?: pulumi.Input<string | undefined>;
     /**
-     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+     * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
      */
     timeoutMinutes?: pulumi.Input<number | undefined>;
     /**

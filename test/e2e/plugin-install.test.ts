@@ -168,7 +168,7 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
         const dir = path.join(own.root, "home", "plugins", `resource-cloudplatform-v${pluginVersion()}`);
         const launcher = windows ? "pulumi-resource-cloudplatform.cmd" : "pulumi-resource-cloudplatform";
         expect((await readdir(dir)).sort(), file).toEqual(
-          ["bin", "node_modules", "package-lock.json", "package.json", launcher].sort(),
+          ["bin", "docs", "node_modules", "package-lock.json", "package.json", launcher].sort(),
         );
         const text = await readFile(path.join(dir, launcher), "utf8");
         if (windows) {
@@ -192,7 +192,7 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
     for (const [i, content] of bytes.entries()) expect(content.equals(bytes[0]!), posix[i]).toBe(true);
   });
 
-  it("is named for its version and platform and holds the launcher, the compiled provider and its runtime dependencies only", async () => {
+  it("is named for its version and platform and holds the launcher, the compiled provider, its runtime dependencies and its schema's examples only", async () => {
     expect(path.basename(tarball)).toBe(`pulumi-resource-cloudplatform-v${pluginVersion()}-${host}.tar.gz`);
     const { stdout } = await run("tar", ["-tzvf", tarball], { maxBuffer: 64 * 1024 * 1024 });
     const lines = stdout.trim().split("\n");
@@ -202,6 +202,10 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
     expect(names).toContain("bin/provider/plugin/launcher.js");
     expect(names).toContain("node_modules/@pulumi/pulumi/package.json");
     expect(names).toContain("node_modules/undici/package.json");
+    // The examples the schema's descriptions embed: each example's files, none of docs/ besides.
+    expect(names).toContain("docs/examples/bucket/main.go");
+    const docs = names.filter((n) => n.startsWith("docs/") && !n.endsWith("/"));
+    expect(docs.filter((n) => !/^docs\/examples\/[\w-]+\/[^/]+$/.test(n))).toEqual([]);
     // No SDK, tests, emulator or tooling; and no PulumiPlugin.yaml, which would make the engine run
     // the plugin through a Node language host instead of the launcher.
     const unwanted =

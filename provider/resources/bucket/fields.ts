@@ -47,7 +47,8 @@ export const bucketTable = {
       default: false,
       description:
         "When true and a bucket with this name already exists in the project, create takes it over instead of " +
-        "failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. " +
+        "failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. " +
+        "The storage class must match. " +
         "An adopted bucket is deleted by `pulumi destroy` like any other.",
     },
     bucketId: { kind: "string", description: "The platform's bucket id (`{bucketId}` in API paths)." },

@@ -19,8 +19,8 @@ export const dnsZoneTable = {
       default: false,
       description:
         "When true and a zone with this name already exists in the project, create takes it over instead of " +
-        "failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by " +
-        "`pulumi destroy` like any other.",
+        "failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. " +
+        "An adopted zone is deleted by `pulumi destroy` like any other.",
     },
     zoneId: { kind: "string", description: "The platform's zone id." },
     status: { kind: "string", optional: true, description: "As the API reports it, e.g. `active`." },

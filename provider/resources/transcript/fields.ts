@@ -92,7 +92,7 @@ export const transcriptTable = {
         "not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, " +
         "plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps " +
         "running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of " +
-        "paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.",
+        "paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.",
     },
     transcriptId: {
       kind: "string",

@@ -12,6 +12,39 @@ import (
 )
 
 // The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+//
+// ## Example Usage
+// ### The project's API key, rotated every quarter
+//
+// A project has one API key. Creating this resource rotates it, and so does any change of
+// `rotateWhenChanged`: the previous key stops working at once. When the provider itself
+// authenticates with that key, it uses the new one for the rest of the run; store it for the next
+// one with `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output apiKey --show-secrets)"`.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			project, err := cloudplatform.NewApiKey(ctx, "project", &cloudplatform.ApiKeyArgs{
+//				RotateWhenChanged: pulumi.StringMap{"quarter": pulumi.String("2026-Q4")}, // change it to rotate the key
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("apiKey", project.Key) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
 type ApiKey struct {
 	pulumi.CustomResourceState
 

@@ -12,10 +12,53 @@ import (
 )
 
 // An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+//
+// ## Example Usage
+// ### A bucket that `pulumi destroy` empties first
+//
+// Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+// characters), and keeps that name across updates.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			media, err := cloudplatform.NewBucket(ctx, "media", &cloudplatform.BucketArgs{
+//				StorageClass: pulumi.String("InfrequentAccess"), // Standard (the default), InfrequentAccess or Archive
+//				ForceDestroy: pulumi.Bool(true),                 // deleting the bucket deletes its objects first
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("bucketId", media.BucketId)
+//			ctx.Export("bucketName", media.Name)
+//			ctx.Export("s3Endpoint", media.S3Endpoint) // path-style, region us-east-1
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+// platform; `forceDestroy` and `adopt` are `false`.
+//
+// ```sh
+// $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+// ```
 type Bucket struct {
 	pulumi.CustomResourceState
 
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolOutput `pulumi:"adopt"`
 	// True when create adopted an existing bucket.
 	Adopted pulumi.BoolOutput `pulumi:"adopted"`
@@ -80,7 +123,7 @@ func (BucketState) ElementType() reflect.Type {
 }
 
 type bucketArgs struct {
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt *bool `pulumi:"adopt"`
 	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy *bool `pulumi:"forceDestroy"`
@@ -92,7 +135,7 @@ type bucketArgs struct {
 
 // The set of arguments for constructing a Bucket resource.
 type BucketArgs struct {
-	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+	// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolPtrInput
 	// When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
 	ForceDestroy pulumi.BoolPtrInput
@@ -189,7 +232,7 @@ func (o BucketOutput) ToBucketOutputWithContext(ctx context.Context) BucketOutpu
 	return o
 }
 
-// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+// When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
 func (o BucketOutput) Adopt() pulumi.BoolOutput {
 	return o.ApplyT(func(v *Bucket) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }

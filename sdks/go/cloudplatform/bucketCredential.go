@@ -13,6 +13,60 @@ import (
 )
 
 // An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+//
+// ## Example Usage
+// ### An S3 key pair for one bucket, its secret rotated on demand
+//
+// The credential reaches its bucket only. Its outputs are what an S3 client needs; the secret is a
+// Pulumi secret, which the platform returns only when it creates or regenerates it.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			media, err := cloudplatform.NewBucket(ctx, "media", &cloudplatform.BucketArgs{
+//				ForceDestroy: pulumi.Bool(true),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			writer, err := cloudplatform.NewBucketCredential(ctx, "media-writer", &cloudplatform.BucketCredentialArgs{
+//				BucketId: media.BucketId,
+//				Active:   pulumi.Bool(true), // false deactivates it in place: S3 refuses it until it is true again
+//				// Any change regenerates the secret in place: same access key id, the old secret stops working.
+//				RotateWhenChanged: pulumi.StringMap{"rotatedOn": pulumi.String("2026-11-01")},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("endpoint", writer.S3Endpoint) // path-style
+//			ctx.Export("region", writer.Region)
+//			ctx.Export("bucketName", writer.BucketName)
+//			ctx.Export("accessKeyId", writer.AccessKeyId)
+//			ctx.Export("secretAccessKey", writer.SecretAccessKey) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A credential is imported by its bucket's id and its access key id, `<bucketId>/<accessKeyId>`; the
+// resource's id is then the access key id. The platform returns a secret only when it creates or
+// regenerates it: an imported credential has no `secretAccessKey` until `rotateWhenChanged` changes.
+//
+// ```sh
+// $ pulumi import cloudplatform:index:BucketCredential media-writer bkt_0123456789abcdefghij/CPAK0123456789ABCDEF
+// ```
 type BucketCredential struct {
 	pulumi.CustomResourceState
 

@@ -13,10 +13,48 @@ import (
 )
 
 // A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
+//
+// ## Example Usage
+// ### A DNS zone and the name servers to delegate its domain to
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Adopt: pulumi.Bool(true) would take over a zone of this name that already exists in the project.
+//			site, err := cloudplatform.NewDnsZone(ctx, "site", &cloudplatform.DnsZoneArgs{
+//				Name: pulumi.String("example.com"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("zoneId", site.ZoneId)
+//			ctx.Export("nameservers", site.Nameservers) // set these at the domain's registrar
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+//
+// ```sh
+// $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+// ```
 type DnsZone struct {
 	pulumi.CustomResourceState
 
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolOutput `pulumi:"adopt"`
 	// True when create adopted an existing zone.
 	Adopted pulumi.BoolOutput `pulumi:"adopted"`
@@ -79,7 +117,7 @@ func (DnsZoneState) ElementType() reflect.Type {
 }
 
 type dnsZoneArgs struct {
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt *bool `pulumi:"adopt"`
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name string `pulumi:"name"`
@@ -87,7 +125,7 @@ type dnsZoneArgs struct {
 
 // The set of arguments for constructing a DnsZone resource.
 type DnsZoneArgs struct {
-	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+	// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 	Adopt pulumi.BoolPtrInput
 	// The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
 	Name pulumi.StringInput
@@ -180,7 +218,7 @@ func (o DnsZoneOutput) ToDnsZoneOutputWithContext(ctx context.Context) DnsZoneOu
 	return o
 }
 
-// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+// When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
 func (o DnsZoneOutput) Adopt() pulumi.BoolOutput {
 	return o.ApplyT(func(v *DnsZone) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }

@@ -12,6 +12,39 @@ import (
 )
 
 // The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+//
+// ## Example Usage
+// ### A credential for a bucket this stack does not manage
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Fails when the project has no bucket of that name.
+//			shared := cloudplatform.LookupBucketOutput(ctx, cloudplatform.LookupBucketOutputArgs{
+//				Name: pulumi.String("shared-assets"),
+//			})
+//			reader, err := cloudplatform.NewBucketCredential(ctx, "shared-assets-reader", &cloudplatform.BucketCredentialArgs{
+//				BucketId: shared.BucketId(),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("accessKeyId", reader.AccessKeyId)
+//			ctx.Export("secretAccessKey", reader.SecretAccessKey) // a secret
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupBucket(ctx *pulumi.Context, args *LookupBucketArgs, opts ...pulumi.InvokeOption) (*LookupBucketResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupBucketResult

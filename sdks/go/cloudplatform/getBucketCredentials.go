@@ -12,6 +12,37 @@ import (
 )
 
 // The credentials of a bucket: access key ids and state, never secrets (the API lists none).
+//
+// ## Example Usage
+// ### The credentials of a bucket this stack does not manage
+//
+// The platform never lists a credential's secret: each comes with its access key id, its bucket's
+// id, whether it is active, and when it was created.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			shared := cloudplatform.LookupBucketOutput(ctx, cloudplatform.LookupBucketOutputArgs{
+//				Name: pulumi.String("shared-assets"),
+//			})
+//			found := cloudplatform.GetBucketCredentialsOutput(ctx, cloudplatform.GetBucketCredentialsOutputArgs{
+//				BucketId: shared.BucketId(),
+//			})
+//			ctx.Export("credentials", found.Credentials())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetBucketCredentials(ctx *pulumi.Context, args *GetBucketCredentialsArgs, opts ...pulumi.InvokeOption) (*GetBucketCredentialsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetBucketCredentialsResult

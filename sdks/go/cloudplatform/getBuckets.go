@@ -12,6 +12,29 @@ import (
 )
 
 // All buckets of the project.
+//
+// ## Example Usage
+// ### Every bucket of the project
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Each with its BucketId, Name, StorageClass and CreatedAt.
+//			ctx.Export("buckets", cloudplatform.GetBucketsOutput(ctx).Buckets())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetBuckets(ctx *pulumi.Context, opts ...pulumi.InvokeOption) (*GetBucketsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetBucketsResult

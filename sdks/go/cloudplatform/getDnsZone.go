@@ -12,6 +12,33 @@ import (
 )
 
 // The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+//
+// ## Example Usage
+// ### The id and name servers of a zone this stack does not manage
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Fails when the project has no zone of that name.
+//			zone := cloudplatform.LookupDnsZoneOutput(ctx, cloudplatform.LookupDnsZoneOutputArgs{
+//				Name: pulumi.String("example.org"),
+//			})
+//			ctx.Export("zoneId", zone.ZoneId())
+//			ctx.Export("nameservers", zone.Nameservers())
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupDnsZone(ctx *pulumi.Context, args *LookupDnsZoneArgs, opts ...pulumi.InvokeOption) (*LookupDnsZoneResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupDnsZoneResult

@@ -12,6 +12,29 @@ import (
 )
 
 // All DNS zones of the project.
+//
+// ## Example Usage
+// ### Every DNS zone of the project
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Each with its ZoneId, Name, Status, Nameservers and CreatedAt.
+//			ctx.Export("zones", cloudplatform.GetDnsZonesOutput(ctx).Zones())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetDnsZones(ctx *pulumi.Context, opts ...pulumi.InvokeOption) (*GetDnsZonesResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetDnsZonesResult

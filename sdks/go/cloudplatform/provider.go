@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The Cloud Platform provider.
+// The Cloud Platform provider: where the platform's APIs are and the credentials that call them. Each setting is the stack's `cloudplatform:<setting>` config (an explicit provider's input), else its environment variable.
 type Provider struct {
 	pulumi.ProviderResourceState
 }

@@ -12,6 +12,41 @@ import (
 )
 
 // One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+//
+// ## Example Usage
+// ### A talk published at a URL, transcribed during `pulumi up`
+//
+// `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+// still running then stays in the state, and the next `pulumi up` waits for it again instead of
+// paying for a new one. A local file is `sourcePath` instead of `url`.
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/cloudplatform/pulumi-cloudplatform/sdks/go/cloudplatform"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			keynote, err := cloudplatform.NewTranscript(ctx, "keynote", &cloudplatform.TranscriptArgs{
+//				Url:      pulumi.String("https://media.example.com/talks/keynote.mp3"),
+//				Language: pulumi.String("en"),                                      // the default, "auto", detects it
+//				Glossary: pulumi.StringMap{"pull you me": pulumi.String("Pulumi")}, // what is heard: what is written
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("text", keynote.Text)
+//			ctx.Export("priceUsd", keynote.PriceUsd)
+//			return nil
+//		})
+//	}
+//
+// ```
 type Transcript struct {
 	pulumi.CustomResourceState
 
@@ -43,7 +78,7 @@ type Transcript struct {
 	Status pulumi.StringOutput `pulumi:"status"`
 	// The transcribed text, once `done`. Kept in the state after the platform's 7-day retention.
 	Text pulumi.StringPtrOutput `pulumi:"text"`
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes pulumi.Float64Output `pulumi:"timeoutMinutes"`
 	// The platform's transcript id (`GET /v1/transcripts/{id}`); also the resource id.
 	TranscriptId pulumi.StringOutput `pulumi:"transcriptId"`
@@ -108,7 +143,7 @@ type transcriptArgs struct {
 	Language *string `pulumi:"language"`
 	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath *string `pulumi:"sourcePath"`
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes *float64 `pulumi:"timeoutMinutes"`
 	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url *string `pulumi:"url"`
@@ -126,7 +161,7 @@ type TranscriptArgs struct {
 	Language pulumi.StringPtrInput
 	// The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
 	SourcePath pulumi.StringPtrInput
-	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+	// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 	TimeoutMinutes pulumi.Float64PtrInput
 	// Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
 	Url pulumi.StringPtrInput
@@ -293,7 +328,7 @@ func (o TranscriptOutput) Text() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Transcript) pulumi.StringPtrOutput { return v.Text }).(pulumi.StringPtrOutput)
 }
 
-// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+// How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
 func (o TranscriptOutput) TimeoutMinutes() pulumi.Float64Output {
 	return o.ApplyT(func(v *Transcript) pulumi.Float64Output { return v.TimeoutMinutes }).(pulumi.Float64Output)
 }

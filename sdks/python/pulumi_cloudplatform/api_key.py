@@ -52,6 +52,24 @@ class ApiKey(pulumi.CustomResource):
         """
         The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
 
+        ## Example Usage
+        ### The project's API key, rotated every quarter
+
+        A project has one API key. Creating this resource rotates it, and so does any change of
+        `rotateWhenChanged`: the previous key stops working at once. When the provider itself
+        authenticates with that key, it uses the new one for the rest of the run; store it for the next
+        one with `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output apiKey --show-secrets)"`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        project = cloudplatform.ApiKey("project",
+            rotate_when_changed={"quarter": "2026-Q4"})  # change it to rotate the key
+
+        pulumi.export("apiKey", project.key)  # a secret
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
@@ -64,6 +82,24 @@ class ApiKey(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+
+        ## Example Usage
+        ### The project's API key, rotated every quarter
+
+        A project has one API key. Creating this resource rotates it, and so does any change of
+        `rotateWhenChanged`: the previous key stops working at once. When the provider itself
+        authenticates with that key, it uses the new one for the rest of the run; store it for the next
+        one with `pulumi config set --secret cloudplatform:apiKey "$(pulumi stack output apiKey --show-secrets)"`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        project = cloudplatform.ApiKey("project",
+            rotate_when_changed={"quarter": "2026-Q4"})  # change it to rotate the key
+
+        pulumi.export("apiKey", project.key)  # a secret
+        ```
 
         :param str resource_name: The name of the resource.
         :param ApiKeyArgs args: The arguments to use to populate this resource's properties.

@@ -26,7 +26,7 @@ class BucketArgs:
         """
         The set of arguments for constructing a Bucket resource.
 
-        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
@@ -44,7 +44,7 @@ class BucketArgs:
     @pulumi.getter
     def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
@@ -103,9 +103,37 @@ class Bucket(pulumi.CustomResource):
         """
         An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
 
+        ## Example Usage
+        ### A bucket that `pulumi destroy` empties first
+
+        Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+        characters), and keeps that name across updates.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media",
+            storage_class="InfrequentAccess",  # Standard (the default), InfrequentAccess or Archive
+            force_destroy=True)  # deleting the bucket deletes its objects first
+
+        pulumi.export("bucketId", media.bucket_id)
+        pulumi.export("bucketName", media.name)
+        pulumi.export("s3Endpoint", media.s3_endpoint)  # path-style, region us-east-1
+        ```
+
+        ## Import
+
+        A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+        platform; `forceDestroy` and `adopt` are `false`.
+
+        ```sh
+        $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.bool] force_destroy: When true, deleting the bucket first deletes every object and aborts every unfinished multipart upload (through S3, with a temporary credential). Without it, deleting a non-empty bucket fails. It must be in the state before the delete: set it, run `pulumi up`, then destroy.
         :param pulumi.Input[_builtins.str] name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform). Changing it replaces the bucket.
         :param pulumi.Input[_builtins.str] storage_class: `Standard`, `InfrequentAccess` or `Archive`. Changing it replaces the bucket.
@@ -118,6 +146,34 @@ class Bucket(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An object-storage bucket, reachable over S3 at `s3Endpoint` (path-style, region `us-east-1`).
+
+        ## Example Usage
+        ### A bucket that `pulumi destroy` empties first
+
+        Without a `name`, the provider names the bucket after the resource (`media-` and 7 random
+        characters), and keeps that name across updates.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media",
+            storage_class="InfrequentAccess",  # Standard (the default), InfrequentAccess or Archive
+            force_destroy=True)  # deleting the bucket deletes its objects first
+
+        pulumi.export("bucketId", media.bucket_id)
+        pulumi.export("bucketName", media.name)
+        pulumi.export("s3Endpoint", media.s3_endpoint)  # path-style, region us-east-1
+        ```
+
+        ## Import
+
+        A bucket is imported by its id, `bucketId` (`bkt_…`). Its name and storage class are read from the
+        platform; `forceDestroy` and `adopt` are `false`.
+
+        ```sh
+        $ pulumi import cloudplatform:index:Bucket media bkt_0123456789abcdefghij
+        ```
 
         :param str resource_name: The name of the resource.
         :param BucketArgs args: The arguments to use to populate this resource's properties.
@@ -195,7 +251,7 @@ class Bucket(pulumi.CustomResource):
     @pulumi.getter
     def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
+        When true and a bucket with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. The storage class must match. An adopted bucket is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 

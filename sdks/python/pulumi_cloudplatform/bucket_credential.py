@@ -85,6 +85,41 @@ class BucketCredential(pulumi.CustomResource):
         """
         An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
 
+        ## Example Usage
+        ### An S3 key pair for one bucket, its secret rotated on demand
+
+        The credential reaches its bucket only. Its outputs are what an S3 client needs; the secret is a
+        Pulumi secret, which the platform returns only when it creates or regenerates it.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media", force_destroy=True)
+
+        writer = cloudplatform.BucketCredential("media-writer",
+            bucket_id=media.bucket_id,
+            active=True,  # False deactivates it in place: S3 refuses it until it is True again
+            # Any change regenerates the secret in place: same access key id, the old secret stops working.
+            rotate_when_changed={"rotatedOn": "2026-11-01"})
+
+        pulumi.export("endpoint", writer.s3_endpoint)  # path-style
+        pulumi.export("region", writer.region)
+        pulumi.export("bucketName", writer.bucket_name)
+        pulumi.export("accessKeyId", writer.access_key_id)
+        pulumi.export("secretAccessKey", writer.secret_access_key)  # a secret
+        ```
+
+        ## Import
+
+        A credential is imported by its bucket's id and its access key id, `<bucketId>/<accessKeyId>`; the
+        resource's id is then the access key id. The platform returns a secret only when it creates or
+        regenerates it: an imported credential has no `secretAccessKey` until `rotateWhenChanged` changes.
+
+        ```sh
+        $ pulumi import cloudplatform:index:BucketCredential media-writer bkt_0123456789abcdefghij/CPAK0123456789ABCDEF
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
@@ -99,6 +134,41 @@ class BucketCredential(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+
+        ## Example Usage
+        ### An S3 key pair for one bucket, its secret rotated on demand
+
+        The credential reaches its bucket only. Its outputs are what an S3 client needs; the secret is a
+        Pulumi secret, which the platform returns only when it creates or regenerates it.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media", force_destroy=True)
+
+        writer = cloudplatform.BucketCredential("media-writer",
+            bucket_id=media.bucket_id,
+            active=True,  # False deactivates it in place: S3 refuses it until it is True again
+            # Any change regenerates the secret in place: same access key id, the old secret stops working.
+            rotate_when_changed={"rotatedOn": "2026-11-01"})
+
+        pulumi.export("endpoint", writer.s3_endpoint)  # path-style
+        pulumi.export("region", writer.region)
+        pulumi.export("bucketName", writer.bucket_name)
+        pulumi.export("accessKeyId", writer.access_key_id)
+        pulumi.export("secretAccessKey", writer.secret_access_key)  # a secret
+        ```
+
+        ## Import
+
+        A credential is imported by its bucket's id and its access key id, `<bucketId>/<accessKeyId>`; the
+        resource's id is then the access key id. The platform returns a secret only when it creates or
+        regenerates it: an imported credential has no `secretAccessKey` until `rotateWhenChanged` changes.
+
+        ```sh
+        $ pulumi import cloudplatform:index:BucketCredential media-writer bkt_0123456789abcdefghij/CPAK0123456789ABCDEF
+        ```
 
         :param str resource_name: The name of the resource.
         :param BucketCredentialArgs args: The arguments to use to populate this resource's properties.

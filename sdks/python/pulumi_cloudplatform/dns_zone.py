@@ -25,7 +25,7 @@ class DnsZoneArgs:
         The set of arguments for constructing a DnsZone resource.
 
         :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
-        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
         """
         pulumi.set(__self__, "name", name)
         if adopt is not None:
@@ -47,7 +47,7 @@ class DnsZoneArgs:
     @pulumi.getter
     def adopt(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 
@@ -68,9 +68,31 @@ class DnsZone(pulumi.CustomResource):
         """
         A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
 
+        ## Example Usage
+        ### A DNS zone and the name servers to delegate its domain to
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        # adopt=True would take over a zone of this name that already exists in the project.
+        site = cloudplatform.DnsZone("site", name="example.com")
+
+        pulumi.export("zoneId", site.zone_id)
+        pulumi.export("nameservers", site.nameservers)  # set these at the domain's registrar
+        ```
+
+        ## Import
+
+        A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+
+        ```sh
+        $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        :param pulumi.Input[_builtins.bool] adopt: When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
         :param pulumi.Input[_builtins.str] name: The zone's domain name. Stored lower-case without a trailing dot. Changing it replaces the zone (the old one is deleted first: zone names are unique).
         """
         ...
@@ -81,6 +103,28 @@ class DnsZone(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A DNS zone. Changing the name replaces the zone (deleted first: zone names are unique).
+
+        ## Example Usage
+        ### A DNS zone and the name servers to delegate its domain to
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        # adopt=True would take over a zone of this name that already exists in the project.
+        site = cloudplatform.DnsZone("site", name="example.com")
+
+        pulumi.export("zoneId", site.zone_id)
+        pulumi.export("nameservers", site.nameservers)  # set these at the domain's registrar
+        ```
+
+        ## Import
+
+        A zone is imported by its id, `zoneId` (`zone_…`); everything else is read from the platform.
+
+        ```sh
+        $ pulumi import cloudplatform:index:DnsZone site zone_0123456789abcdefghij
+        ```
 
         :param str resource_name: The name of the resource.
         :param DnsZoneArgs args: The arguments to use to populate this resource's properties.
@@ -154,7 +198,7 @@ class DnsZone(pulumi.CustomResource):
     @pulumi.getter
     def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken` (dynamic resources cannot be `pulumi import`ed). An adopted zone is deleted by `pulumi destroy` like any other.
+        When true and a zone with this name already exists in the project, create takes it over instead of failing with `name_taken`: the way in for the dynamic SDK, whose resources cannot be `pulumi import`ed. An adopted zone is deleted by `pulumi destroy` like any other.
         """
         return pulumi.get(self, "adopt")
 

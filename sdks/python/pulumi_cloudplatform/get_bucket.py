@@ -87,6 +87,22 @@ def get_bucket(name: Optional[_builtins.str] = None,
     """
     The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
 
+    ## Example Usage
+    ### A credential for a bucket this stack does not manage
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Fails when the project has no bucket of that name.
+    shared = cloudplatform.get_bucket_output(name="shared-assets")
+
+    reader = cloudplatform.BucketCredential("shared-assets-reader", bucket_id=shared.bucket_id)
+
+    pulumi.export("accessKeyId", reader.access_key_id)
+    pulumi.export("secretAccessKey", reader.secret_access_key)  # a secret
+    ```
+
     :param _builtins.str name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform).
     """
     __args__ = dict()
@@ -103,6 +119,22 @@ def get_bucket_output(name: pulumi.Input[Optional[_builtins.str]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetBucketResult]:
     """
     The bucket of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+
+    ## Example Usage
+    ### A credential for a bucket this stack does not manage
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Fails when the project has no bucket of that name.
+    shared = cloudplatform.get_bucket_output(name="shared-assets")
+
+    reader = cloudplatform.BucketCredential("shared-assets-reader", bucket_id=shared.bucket_id)
+
+    pulumi.export("accessKeyId", reader.access_key_id)
+    pulumi.export("secretAccessKey", reader.secret_access_key)  # a secret
+    ```
 
     :param _builtins.str name: The bucket name, also its S3 name (S3 naming rules: 3–63 characters of `a-z 0-9 . -`, unique on the platform).
     """

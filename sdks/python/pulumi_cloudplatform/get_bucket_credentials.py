@@ -52,6 +52,21 @@ def get_bucket_credentials(bucket_id: Optional[_builtins.str] = None,
     """
     The credentials of a bucket: access key ids and state, never secrets (the API lists none).
 
+    ## Example Usage
+    ### The credentials of a bucket this stack does not manage
+
+    The platform never lists a credential's secret: each comes with its access key id, its bucket's
+    id, whether it is active, and when it was created.
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    shared = cloudplatform.get_bucket_output(name="shared-assets")
+
+    pulumi.export("credentials", cloudplatform.get_bucket_credentials_output(bucket_id=shared.bucket_id).credentials)
+    ```
+
     :param _builtins.str bucket_id: The bucket whose credentials to list.
     """
     __args__ = dict()
@@ -65,6 +80,21 @@ def get_bucket_credentials_output(bucket_id: pulumi.Input[Optional[_builtins.str
                                   opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetBucketCredentialsResult]:
     """
     The credentials of a bucket: access key ids and state, never secrets (the API lists none).
+
+    ## Example Usage
+    ### The credentials of a bucket this stack does not manage
+
+    The platform never lists a credential's secret: each comes with its access key id, its bucket's
+    id, whether it is active, and when it was created.
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    shared = cloudplatform.get_bucket_output(name="shared-assets")
+
+    pulumi.export("credentials", cloudplatform.get_bucket_credentials_output(bucket_id=shared.bucket_id).credentials)
+    ```
 
     :param _builtins.str bucket_id: The bucket whose credentials to list.
     """

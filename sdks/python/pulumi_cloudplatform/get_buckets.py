@@ -50,6 +50,17 @@ class AwaitableGetBucketsResult(GetBucketsResult):
 def get_buckets(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetBucketsResult:
     """
     All buckets of the project.
+
+    ## Example Usage
+    ### Every bucket of the project
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Each with its bucket_id, name, storage_class and created_at.
+    pulumi.export("buckets", cloudplatform.get_buckets_output().buckets)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -60,6 +71,17 @@ def get_buckets(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetBuck
 def get_buckets_output(opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetBucketsResult]:
     """
     All buckets of the project.
+
+    ## Example Usage
+    ### Every bucket of the project
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Each with its bucket_id, name, storage_class and created_at.
+    pulumi.export("buckets", cloudplatform.get_buckets_output().buckets)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)

@@ -99,6 +99,20 @@ def get_dns_zone(name: Optional[_builtins.str] = None,
     """
     The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
 
+    ## Example Usage
+    ### The id and name servers of a zone this stack does not manage
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Fails when the project has no zone of that name.
+    zone = cloudplatform.get_dns_zone_output(name="example.org")
+
+    pulumi.export("zoneId", zone.zone_id)
+    pulumi.export("nameservers", zone.nameservers)
+    ```
+
     :param _builtins.str name: The zone's domain name.
     """
     __args__ = dict()
@@ -116,6 +130,20 @@ def get_dns_zone_output(name: pulumi.Input[Optional[_builtins.str]] = None,
                         opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetDnsZoneResult]:
     """
     The DNS zone of that name. Fails with `CLOUDPLATFORM_NOT_FOUND` when there is none.
+
+    ## Example Usage
+    ### The id and name servers of a zone this stack does not manage
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Fails when the project has no zone of that name.
+    zone = cloudplatform.get_dns_zone_output(name="example.org")
+
+    pulumi.export("zoneId", zone.zone_id)
+    pulumi.export("nameservers", zone.nameservers)
+    ```
 
     :param _builtins.str name: The zone's domain name.
     """

@@ -50,6 +50,17 @@ class AwaitableGetDnsZonesResult(GetDnsZonesResult):
 def get_dns_zones(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetDnsZonesResult:
     """
     All DNS zones of the project.
+
+    ## Example Usage
+    ### Every DNS zone of the project
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Each with its zone_id, name, status, nameservers and created_at.
+    pulumi.export("zones", cloudplatform.get_dns_zones_output().zones)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -60,6 +71,17 @@ def get_dns_zones(opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetDn
 def get_dns_zones_output(opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetDnsZonesResult]:
     """
     All DNS zones of the project.
+
+    ## Example Usage
+    ### Every DNS zone of the project
+
+    ```python
+    import pulumi
+    import pulumi_cloudplatform as cloudplatform
+
+    # Each with its zone_id, name, status, nameservers and created_at.
+    pulumi.export("zones", cloudplatform.get_dns_zones_output().zones)
+    ```
     """
     __args__ = dict()
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)

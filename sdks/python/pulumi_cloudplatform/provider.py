@@ -118,7 +118,7 @@ class Provider(pulumi.ProviderResource):
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        The Cloud Platform provider.
+        The Cloud Platform provider: where the platform's APIs are and the credentials that call them. Each setting is the stack's `cloudplatform:<setting>` config (an explicit provider's input), else its environment variable.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -135,7 +135,7 @@ class Provider(pulumi.ProviderResource):
                  args: Optional[ProviderArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        The Cloud Platform provider.
+        The Cloud Platform provider: where the platform's APIs are and the credentials that call them. Each setting is the stack's `cloudplatform:<setting>` config (an explicit provider's input), else its environment variable.
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.

@@ -32,7 +32,7 @@ class TranscriptArgs:
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
         :param pulumi.Input[_builtins.str] language: `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
         :param pulumi.Input[_builtins.str] source_path: The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
-        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
         :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
         :param pulumi.Input[_builtins.bool] wait_for_completion: True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
         :param pulumi.Input[_builtins.str] webhook_url: Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
@@ -92,7 +92,7 @@ class TranscriptArgs:
     @pulumi.getter(name="timeoutMinutes")
     def timeout_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
         """
         return pulumi.get(self, "timeout_minutes")
 
@@ -154,12 +154,32 @@ class Transcript(pulumi.CustomResource):
         """
         One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
 
+        ## Example Usage
+        ### A talk published at a URL, transcribed during `pulumi up`
+
+        `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+        still running then stays in the state, and the next `pulumi up` waits for it again instead of
+        paying for a new one. A local file is `sourcePath` instead of `url`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        keynote = cloudplatform.Transcript("keynote",
+            url="https://media.example.com/talks/keynote.mp3",
+            language="en",  # the default, "auto", detects it
+            glossary={"pull you me": "Pulumi"})  # what is heard: what is written
+
+        pulumi.export("text", keynote.text)
+        pulumi.export("priceUsd", keynote.price_usd)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] glossary: Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
         :param pulumi.Input[_builtins.str] language: `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`). Changing it starts a new job.
         :param pulumi.Input[_builtins.str] source_path: The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates in place.
-        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        :param pulumi.Input[_builtins.float] timeout_minutes: How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
         :param pulumi.Input[_builtins.str] url: Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator). Changing it starts a new job (replacement).
         :param pulumi.Input[_builtins.bool] wait_for_completion: True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
         :param pulumi.Input[_builtins.str] webhook_url: Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was created with.
@@ -172,6 +192,26 @@ class Transcript(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         One transcription job run to completion during `pulumi up` (paid when it ends `done`). Give exactly one of `url` and `sourcePath`.
+
+        ## Example Usage
+        ### A talk published at a URL, transcribed during `pulumi up`
+
+        `pulumi up` waits until the job ends (`waitForCompletion`), for at most `timeoutMinutes`; a job
+        still running then stays in the state, and the next `pulumi up` waits for it again instead of
+        paying for a new one. A local file is `sourcePath` instead of `url`.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        keynote = cloudplatform.Transcript("keynote",
+            url="https://media.example.com/talks/keynote.mp3",
+            language="en",  # the default, "auto", detects it
+            glossary={"pull you me": "Pulumi"})  # what is heard: what is written
+
+        pulumi.export("text", keynote.text)
+        pulumi.export("priceUsd", keynote.price_usd)
+        ```
 
         :param str resource_name: The name of the resource.
         :param TranscriptArgs args: The arguments to use to populate this resource's properties.
@@ -384,7 +424,7 @@ class Transcript(pulumi.CustomResource):
     @pulumi.getter(name="timeoutMinutes")
     def timeout_minutes(self) -> pulumi.Output[_builtins.float]:
         """
-        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured by dynamic resources; this is the deadline.
+        How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not honoured; this is the deadline.
         """
         return pulumi.get(self, "timeout_minutes")
 
