@@ -171,7 +171,8 @@ export class ApiClient {
     let outcomeUnknown = false;
     let unreadable = 0;
 
-    for (let attempt = 0; attempt < this.policy.maxAttempts; attempt++) {
+    let attempt = 0;
+    for (; attempt < this.policy.maxAttempts; attempt++) {
       const result = await this.authorizedAttempt(opts, endpoint);
       let retryAfter: number | undefined;
       let maybeSent: boolean;
@@ -209,8 +210,9 @@ export class ApiClient {
         // The platform answered 2xx, so the request was processed; not finding its object means
         // the answer cannot be trusted either way, and repeating it could make a second one.
         if (lastError instanceof UnexpectedResponseError) {
-          lastError.message += " It was processed, but what it made was not found: check the dashboard.";
-          throw lastError;
+          throw lastError.withDetails({
+            hints: ["It was processed, but what it made was not found: check the dashboard."],
+          });
         }
       }
 
@@ -220,9 +222,7 @@ export class ApiClient {
       this.options.onRetry?.(`${endpoint}: ${lastError.code}; retrying in ${Math.round(wait / 100) / 10}s`);
       await sleep(wait);
     }
-    const error = lastError as CloudPlatformError;
-    error.message += ` Gave up after ${Math.round((now() - started) / 1000)}s of retries; try again later.`;
-    throw error;
+    throw (lastError as CloudPlatformError).withDetails({ attempts: attempt + 1, elapsedMs: now() - started });
   }
 
   /**
