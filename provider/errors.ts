@@ -126,9 +126,10 @@ export abstract class CloudPlatformError extends Error {
     this.endpoint = details.endpoint;
     this.apiCode = details.apiCode;
     this.retryable = details.retryable ?? false;
-    this.what = what;
-    this.todo = todo;
-    this.hints = details.hints ?? [];
+    // Kept redacted too: an error's fields are as visible as its message (JSON.stringify, a log).
+    this.what = redact(what);
+    this.todo = redact(todo);
+    this.hints = (details.hints ?? []).map(redact);
     this.attempts = details.attempts;
     this.elapsedMs = details.elapsedMs;
     this.resource = details.resource;
