@@ -1,10 +1,13 @@
 /**
  * The provider's closed error vocabulary. Every error is a class that carries one stable `code`
  * (the list below, also in docs/api-contract.md §2.2, which a unit test keeps equal), and every
- * message has one shape, built here: `<what failed> (<code>). <what to do>`. Messages never contain
- * a secret: server text is redacted (`redact.ts`) before it reaches an error, and request bodies are
- * never included.
+ * message has one shape, rendered in one place (`render`) from the error's parts when it is made:
+ * `<Type> "<name>": <what failed> (<code>). <what to do> <hints> <gave up after …>`. An error is not
+ * changed afterwards: saying more about it (a hint, the resource, the attempts of a request given
+ * up) makes a new one (`withDetails`). Messages never contain a secret: every text is redacted
+ * (`redact.ts`) when rendered, and request bodies are never included.
  */
+import { redact } from "./redact.js";
 
 // A process-wide symbol: `isInstance` must recognise errors thrown by another copy of this package
 // (the program and the provider host may load different copies), where `instanceof` fails.
@@ -48,7 +51,21 @@ export interface ErrorDetails {
   /** Whether repeating the same request may succeed. */
   readonly retryable?: boolean;
   readonly cause?: unknown;
+  /**
+   * What else to do, said after `todo` by the code that knows more of the situation than the one
+   * that made the error (a bucket's core knows that bucket names are unique on the platform).
+   */
+  readonly hints?: readonly string[];
+  /** Set when the client gave up repeating a request that may pass later: the attempts it made. */
+  readonly attempts?: number;
+  /** With `attempts`: the time they took, waits included, in milliseconds. */
+  readonly elapsedMs?: number;
+  /** `<Type> "<name>"` of the resource the error is about; the message starts with it. */
+  readonly resource?: string;
 }
+
+/** What can be said of an error after it was made, by making a new one (`withDetails`). */
+export type MoreDetails = Pick<ErrorDetails, "hints" | "attempts" | "elapsedMs" | "resource">;
 
 /** `<Type> "<name>"`: how messages and log lines name a resource. */
 export function resourceLabel(type: string, name: string): string {
@@ -58,6 +75,23 @@ export function resourceLabel(type: string, name: string): string {
 /** `text` prefixed with the resource's label, or as it is when the resource has no name. */
 export function aboutResource(type: string, name: string, text: string): string {
   return name === "" ? text : `${resourceLabel(type, name)}: ${text}`;
+}
+
+/**
+ * The message of an error, from its parts: the one place where messages are written. Every part is
+ * redacted here, with the secrets known when the error is made (`forResource` makes it again, with
+ * those known by then).
+ */
+function render(code: ErrorCode, what: string, todo: string, details: ErrorDetails): string {
+  const advice = [todo, ...(details.hints ?? []), gaveUp(details)].filter((part) => part !== "");
+  const text = `${what.replace(/\.$/, "")} (${code}).${advice.map((part) => ` ${part}`).join("")}`;
+  return redact(details.resource === undefined ? text : `${details.resource}: ${text}`);
+}
+
+function gaveUp({ attempts, elapsedMs }: ErrorDetails): string {
+  if (attempts === undefined) return "";
+  const seconds = Math.round((elapsedMs ?? 0) / 1000);
+  return `Gave up after ${attempts} attempt${attempts === 1 ? "" : "s"} in ${seconds}s; try again later.`;
 }
 
 /**
@@ -71,37 +105,68 @@ export abstract class CloudPlatformError extends Error {
   readonly endpoint: string | undefined;
   readonly apiCode: string | undefined;
   readonly retryable: boolean;
-  /** The resource the message was prefixed with, so a host does not prefix it twice. */
-  resource: string | undefined;
+  /** What failed, as the message says it. */
+  readonly what: string;
+  /** What to do about it, as the message says it after the code. */
+  readonly todo: string;
+  readonly hints: readonly string[];
+  readonly attempts: number | undefined;
+  readonly elapsedMs: number | undefined;
+  /** The resource the message starts with, so that a host does not name it twice. */
+  readonly resource: string | undefined;
   readonly [marker] = true;
 
   /** `what` says what failed, `todo` what to do about it; the code goes between them. */
   constructor(what: string, todo = "", details: ErrorDetails = {}) {
     const code = (new.target as typeof CloudPlatformError).code ?? `CLOUDPLATFORM_HTTP_${details.status ?? 0}`;
-    super(
-      `${what.replace(/\.$/, "")} (${code}).${todo === "" ? "" : ` ${todo}`}`,
-      details.cause === undefined ? undefined : { cause: details.cause },
-    );
+    super(render(code, what, todo, details), details.cause === undefined ? undefined : { cause: details.cause });
     this.name = new.target.name;
     this.code = code;
     this.status = details.status;
     this.endpoint = details.endpoint;
     this.apiCode = details.apiCode;
     this.retryable = details.retryable ?? false;
-    this.resource = undefined;
+    // Kept redacted too: an error's fields are as visible as its message (JSON.stringify, a log).
+    this.what = redact(what);
+    this.todo = redact(todo);
+    this.hints = (details.hints ?? []).map(redact);
+    this.attempts = details.attempts;
+    this.elapsedMs = details.elapsedMs;
+    this.resource = details.resource;
   }
 
   static isInstance(value: unknown): value is CloudPlatformError {
     return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
 
-  /** Prefixes the message with `<Type> "<name>": ` once; returns the same error. */
+  /**
+   * A new error of the same class that says more: `more`'s hints after this one's, its other details
+   * in place of this one's. It is made by the base constructor with this error's class as its
+   * `new.target`, so that its message is rendered the one way whatever the subclass's constructor
+   * takes; a subclass's own fields (an unexpected answer's keys, a partial state's id) are kept.
+   */
+  withDetails(more: MoreDetails): this {
+    const details: ErrorDetails = {
+      status: this.status,
+      endpoint: this.endpoint,
+      apiCode: this.apiCode,
+      retryable: this.retryable,
+      cause: this.cause,
+      attempts: this.attempts,
+      elapsedMs: this.elapsedMs,
+      resource: this.resource,
+      ...more,
+      hints: [...this.hints, ...(more.hints ?? [])],
+    };
+    const made = Reflect.construct(CloudPlatformError, [this.what, this.todo, details], this.constructor) as this;
+    for (const [key, value] of Object.entries(this))
+      if (!Object.hasOwn(made, key)) Object.assign(made, { [key]: value });
+    return made;
+  }
+
+  /** This error about the resource `<Type> "<name>"` (named once), made again with the secrets known now. */
   forResource(type: string, name: string): this {
-    if (this.resource === undefined && name !== "") {
-      this.resource = resourceLabel(type, name);
-      this.message = `${this.resource}: ${this.message}`;
-    }
-    return this;
+    return this.withDetails({ resource: this.resource ?? (name === "" ? undefined : resourceLabel(type, name)) });
   }
 }
 
@@ -268,4 +333,12 @@ export function hasCode(err: unknown, code: ErrorCode): boolean {
 
 export function isNotFound(err: unknown): boolean {
   return hasCode(err, "CLOUDPLATFORM_NOT_FOUND");
+}
+
+/**
+ * `err` with `hint` after what it says to do, when it is one of ours with `code`; any other error
+ * as it is. For a caller that knows more of the situation than the code that made the error.
+ */
+export function withHint(err: unknown, code: ErrorCode, hint: string): unknown {
+  return CloudPlatformError.isInstance(err) && err.code === code ? err.withDetails({ hints: [hint] }) : err;
 }

@@ -218,13 +218,10 @@ function editing(logger: Logger, edit: (line: string) => string): Logger {
   return { info: (m) => logger.info(edit(m)), warn: (m) => logger.warn(edit(m)), debug: (m) => logger.debug(edit(m)) };
 }
 
+/** `err` about the resource, without a secret: ours made again for it, any other error said anew. */
 function annotate(err: unknown, type: string, name: string): unknown {
-  if (CloudPlatformError.isInstance(err)) {
-    err.forResource(type, name);
-    err.message = redact(err.message);
-  } else if (err instanceof Error) {
-    err.message = redact(aboutResource(type, name, err.message));
-  }
+  if (CloudPlatformError.isInstance(err)) return err.forResource(type, name);
+  if (err instanceof Error) return new Error(redact(aboutResource(type, name, err.message)));
   return err;
 }
 

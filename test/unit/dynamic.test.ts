@@ -2,7 +2,8 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import type { ResourceCore } from "../../provider/contract.js";
 import { toDynamicProvider } from "../../provider/dynamic.js";
-import { PartialCreateError } from "../../provider/errors.js";
+import { NotFoundError, PartialCreateError } from "../../provider/errors.js";
+import { registerSecret } from "../../provider/redact.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore } from "../../provider/resources/bucket-credential/core.js";
 import {
@@ -155,21 +156,9 @@ describe("dynamic host adapter", () => {
   });
 
   it("maps a partial update the same way", async () => {
-    const core: ResourceCore<{ a: string }, { a: string }> = {
-      table: {
-        type: "Thing",
-        description: "A thing.",
-        fields: { a: { kind: "string", input: "program", description: "A." } },
-      },
-      check: (_c, _o, n) => ({ inputs: { a: String(n["a"]) }, failures: [] }),
-      diff: () => ({ changes: true, replaces: [], changed: ["a"], deleteBeforeReplace: false }),
-      create: async () => ({ id: "x", outs: { a: "1" } }),
-      read: async () => ({}),
-      update: async () => {
-        throw new PartialCreateError("x", { a: "half" }, new Error("second step failed"));
-      },
-      delete: async () => undefined,
-    };
+    const core = thing(async () => {
+      throw new PartialCreateError("x", { a: "half" }, new Error("second step failed"));
+    });
     const err = await thrown(() =>
       toDynamicProvider(core, host()).update!(
         "x",
@@ -180,7 +169,44 @@ describe("dynamic host adapter", () => {
     expect(err).toMatchObject({ id: "x", properties: { a: "half", __provider: providerText, __logicalName: "t" } });
     expect(err.message).toContain('Thing "t": second step failed');
   });
+
+  it("names the resource in an error once, with no secret, whether the error is one of ours or not", async () => {
+    const update = (failure: Error) => () =>
+      thrown(() =>
+        toDynamicProvider(
+          thing(async () => {
+            throw failure;
+          }),
+          host(),
+        ).update!("x", { a: "1" }, { a: "2", __logicalName: "t" }),
+      );
+    const ours = new NotFoundError("no object late-secret-HOST1", "Check it.").forResource("Thing", "t");
+    registerSecret("late-secret-HOST1");
+    const annotated = await update(ours)();
+    expect(annotated).toBeInstanceOf(NotFoundError);
+    expect(annotated.message).toBe('Thing "t": no object [redacted] (CLOUDPLATFORM_NOT_FOUND). Check it.');
+    const other = new TypeError("cannot read late-secret-HOST1");
+    expect((await update(other)()).message).toBe('Thing "t": cannot read [redacted]');
+    expect(other.message).toBe("cannot read late-secret-HOST1");
+  });
 });
+
+/** A core of one string field whose update is `update`. */
+function thing(update: () => Promise<{ a: string }>): ResourceCore<{ a: string }, { a: string }> {
+  return {
+    table: {
+      type: "Thing",
+      description: "A thing.",
+      fields: { a: { kind: "string", input: "program", description: "A." } },
+    },
+    check: (_c, _o, n) => ({ inputs: { a: String(n["a"]) }, failures: [] }),
+    diff: () => ({ changes: true, replaces: [], changed: ["a"], deleteBeforeReplace: false }),
+    create: async () => ({ id: "x", outs: { a: "1" } }),
+    read: async () => ({}),
+    update,
+    delete: async () => undefined,
+  };
+}
 
 describe("the provider of a resource its provider text names", () => {
   useApi();

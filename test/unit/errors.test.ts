@@ -5,7 +5,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { settingTable } from "../../provider/config.js";
 import * as errors from "../../provider/errors.js";
-import { CloudPlatformError, errorCodes, NotFoundError } from "../../provider/errors.js";
+import {
+  CloudPlatformError,
+  ConflictError,
+  errorCodes,
+  NotFoundError,
+  PartialCreateError,
+  UnexpectedResponseError,
+  withHint,
+} from "../../provider/errors.js";
+import { registerSecret } from "../../provider/redact.js";
 
 const root = join(__dirname, "../..");
 const read = (file: string) => readFileSync(join(root, file), "utf8");
@@ -54,5 +63,66 @@ describe("error vocabulary", () => {
       code: "CLOUDPLATFORM_HTTP_418",
       message: "GET /x failed with 418 (CLOUDPLATFORM_HTTP_418).",
     });
+  });
+});
+
+describe("what an error says beyond its code", () => {
+  it("is rendered once, from its parts: hints after what to do, then the attempts of a request given up", () => {
+    const err = new ConflictError("POST /z failed with 409", "The name is taken.", {
+      status: 409,
+      hints: ["Pick another name."],
+      attempts: 3,
+      elapsedMs: 12_400,
+    });
+    expect(err.message).toBe(
+      "POST /z failed with 409 (CLOUDPLATFORM_CONFLICT). The name is taken. Pick another name. " +
+        "Gave up after 3 attempts in 12s; try again later.",
+    );
+    expect(err).toMatchObject({
+      what: "POST /z failed with 409",
+      todo: "The name is taken.",
+      hints: ["Pick another name."],
+    });
+  });
+
+  it("is added by making a new error of the same class, the first one left as it was", () => {
+    const cause = new Error("lost");
+    const first = new UnexpectedResponseError("POST /b", ["unexpected"], "id: required", 201);
+    const second = first
+      .withDetails({ hints: ["Check the dashboard."] })
+      .withDetails({ hints: ["Then run it again."] });
+    expect(second).toBeInstanceOf(UnexpectedResponseError);
+    expect(second).toMatchObject({
+      code: "CLOUDPLATFORM_UNEXPECTED_RESPONSE",
+      status: 201,
+      receivedKeys: ["unexpected"],
+    });
+    expect(second.name).toBe("UnexpectedResponseError");
+    expect(second.message).toBe(`${first.message} Check the dashboard. Then run it again.`);
+    expect(first.hints).toEqual([]);
+    const partial = new PartialCreateError("id-1", { a: 1 }, cause).withDetails({ resource: 'Thing "t"' });
+    expect(partial).toMatchObject({ id: "id-1", outs: { a: 1 }, reasons: ["lost"], cause });
+    expect(partial.message).toMatch(/^Thing "t": lost \(CLOUDPLATFORM_PARTIAL\)\. The object exists/);
+  });
+
+  it("names its resource once, with the secrets known by then redacted", () => {
+    const err = new NotFoundError("no key late-secret-ERRORS1 here", "Check it.");
+    registerSecret("late-secret-ERRORS1");
+    const named = err.forResource("Bucket", "logs");
+    expect(named.message).toBe('Bucket "logs": no key [redacted] here (CLOUDPLATFORM_NOT_FOUND). Check it.');
+    expect(named.forResource("Bucket", "other").message).toBe(named.message);
+    const known = new NotFoundError("late-secret-ERRORS1", "late-secret-ERRORS1", { hints: ["late-secret-ERRORS1"] });
+    expect(JSON.stringify({ ...known, message: known.message })).not.toContain("late-secret-ERRORS1");
+    expect(err.forResource("Bucket", "").message).toBe("no key [redacted] here (CLOUDPLATFORM_NOT_FOUND). Check it.");
+  });
+
+  it("is hinted only when the error has the code the hint is about", () => {
+    const notFound = new NotFoundError("GET /b/1 failed with 404");
+    expect((withHint(notFound, "CLOUDPLATFORM_NOT_FOUND", "Check bucketId.") as Error).message).toBe(
+      "GET /b/1 failed with 404 (CLOUDPLATFORM_NOT_FOUND). Check bucketId.",
+    );
+    expect(withHint(notFound, "CLOUDPLATFORM_CONFLICT", "Pick another name.")).toBe(notFound);
+    const plain = new Error("not ours");
+    expect(withHint(plain, "CLOUDPLATFORM_NOT_FOUND", "Check bucketId.")).toBe(plain);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CallContext, ResourceCore } from "../../contract.js";
-import { hasCode } from "../../errors.js";
+import { withHint } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { stringMap } from "../validate.js";
 import { rotateApiKey } from "./api.js";
@@ -23,13 +23,14 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
     // Authenticating with the key it rotates, a lost answer cannot simply be repeated (api.ts).
     res = await rotateApiKey(client, selfAuth);
   } catch (err) {
-    if (selfAuth && hasCode(err, "CLOUDPLATFORM_UNAUTHORIZED") && err instanceof Error) {
-      err.message +=
-        " The provider authenticates with the key it rotates, and the platform refused that key: it was rotated or " +
+    if (!selfAuth) throw err;
+    throw withHint(
+      err,
+      "CLOUDPLATFORM_UNAUTHORIZED",
+      "The provider authenticates with the key it rotates, and the platform refused that key: it was rotated or " +
         "revoked before this run. Generate a key in the dashboard and set it with " +
-        "`pulumi config set --secret cloudplatform:apiKey <key>`.";
-    }
-    throw err;
+        "`pulumi config set --secret cloudplatform:apiKey <key>`.",
+    );
   }
   if (selfAuth) {
     // One key per project: the key this provider authenticates with has just stopped working.

@@ -5,7 +5,7 @@
 import { ignoreNotFound, type Created } from "../../answers/outcomes.js";
 import { listAll } from "../../answers/paging.js";
 import { pathOf, type ApiClient } from "../../client.js";
-import { hasCode } from "../../errors.js";
+import { hasCode, withHint } from "../../errors.js";
 import { registerSecret } from "../../redact.js";
 import {
   credentialListSchema,
@@ -82,12 +82,12 @@ export async function regenerateCredential(
     try {
       res = await regenerate();
     } catch (again) {
-      if (hasCode(again, "CLOUDPLATFORM_UNEXPECTED_RESPONSE") && again instanceof Error) {
-        again.message +=
-          ` Two regenerations were answered without a readable secret: the previous secret of ${accessKeyId} no ` +
-          "longer works. Run `pulumi up` again to regenerate it.";
-      }
-      throw again;
+      throw withHint(
+        again,
+        "CLOUDPLATFORM_UNEXPECTED_RESPONSE",
+        `Two regenerations were answered without a readable secret: the previous secret of ${accessKeyId} no ` +
+          "longer works. Run `pulumi up` again to regenerate it.",
+      );
     }
   }
   registerSecret(res.data.secret_access_key);

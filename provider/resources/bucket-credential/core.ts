@@ -8,7 +8,7 @@
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
 import type { CallContext, ResourceCore } from "../../contract.js";
 import { goneFromState } from "../../contract.js";
-import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
+import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound, withHint } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { getBucket } from "../bucket/api.js";
@@ -47,8 +47,7 @@ async function nameOfBucket(ctx: CallContext, bucketId: string): Promise<string>
   const known = knownBucketName(ctx, bucketId);
   if (known !== undefined) return known;
   const bucket = await getBucket(ctx.client, bucketId).catch((err: unknown) => {
-    if (isNotFound(err) && err instanceof Error) err.message += ` Check bucketId: no bucket ${bucketId} exists.`;
-    throw err;
+    throw withHint(err, "CLOUDPLATFORM_NOT_FOUND", `Check bucketId: no bucket ${bucketId} exists.`);
   });
   learnBucket(ctx, bucket.id, bucket.name);
   return bucket.name;

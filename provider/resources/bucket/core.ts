@@ -8,7 +8,7 @@ import { keyForm } from "../../answers/object.js";
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
 import type { CallContext, ResourceCore } from "../../contract.js";
 import { goneFromState, importById } from "../../contract.js";
-import { ConflictError, hasCode, isNotFound } from "../../errors.js";
+import { ConflictError, hasCode, isNotFound, withHint } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { bucketsList, forgetBucket, learnBucket } from "../bucket-facts.js";
@@ -156,10 +156,12 @@ const create: BucketCore["create"] = async (ctx, inputs) => {
       const outs = await adoptExisting(ctx, inputs, result.existing, s3Endpoint);
       return { id: outs.bucketId, outs };
     }
-    result.error.message +=
-      ` Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is ` +
-      "yours and should be managed by this stack (dynamic resources cannot be `pulumi import`ed).";
-    throw result.error;
+    throw withHint(
+      result.error,
+      "CLOUDPLATFORM_CONFLICT",
+      `Bucket names are unique on the platform: pick another name, or set adopt: true if "${inputs.name}" is ` +
+        "yours and should be managed by this stack (dynamic resources cannot be `pulumi import`ed).",
+    );
   }
   const bucket = result.object;
   if (result.kind === "interrupted") {

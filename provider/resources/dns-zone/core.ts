@@ -4,7 +4,7 @@
  */
 import type { ResourceCore } from "../../contract.js";
 import { goneFromState, importById } from "../../contract.js";
-import { ConflictError, isNotFound } from "../../errors.js";
+import { ConflictError, isNotFound, withHint } from "../../errors.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { createNamed } from "../interrupted.js";
@@ -72,10 +72,12 @@ const create: DnsZoneCore["create"] = async (ctx, inputs) => {
   });
   if (result.kind === "taken") {
     if (!inputs.adopt) {
-      result.error.message +=
-        ` A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
-        "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.";
-      throw result.error;
+      throw withHint(
+        result.error,
+        "CLOUDPLATFORM_CONFLICT",
+        `A zone named "${inputs.name}" already exists. If it is yours and should be managed by this stack, set ` +
+          "adopt: true (dynamic resources cannot be `pulumi import`ed); otherwise pick another name.",
+      );
     }
     if (result.existing === undefined) {
       throw new ConflictError(

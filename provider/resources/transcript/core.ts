@@ -49,8 +49,7 @@ const defaultTuning: TranscriptTuning = {
 
 /** Errors carry the resource's name already when the core is called without a host (tests, tools). */
 function prefix<E extends Error>(ctx: CallContext, error: E): E {
-  if (CloudPlatformError.isInstance(error)) error.forResource(type, ctx.name);
-  return error;
+  return CloudPlatformError.isInstance(error) ? error.forResource(type, ctx.name) : error;
 }
 
 /** The stored job is not on the platform any more (unknown id, or past the 7-day retention). */
