@@ -1,5 +1,5 @@
 // Child-process entry of the runner: `node scripts/lib/runner-cli.mts '<json request>'`.
-// Requests: {"op":"prepare","example":"quickstart","parentDir"?} → {workDir, projectName};
+// Requests: {"op":"prepare","example":"quickstart","parentDir"?,"sourceRoot"?} → {workDir, projectName};
 // otherwise a RunRequest (runner.mts) → RunResult. The answer is the last stdout line, as JSON;
 // progress goes to stderr. Exit code 0 whenever an answer was printed (the answer says ok or not).
 import { prepareExample, readProjectName } from "./example-workspace.mts";
@@ -9,11 +9,13 @@ interface PrepareRequest {
   readonly op: "prepare";
   readonly example: string;
   readonly parentDir?: string;
+  /** Where the example's folder is, when not in examples/ (a program a test wrote). */
+  readonly sourceRoot?: string;
 }
 
 async function main(): Promise<unknown> {
   const request = JSON.parse(process.argv[2] ?? "{}") as PrepareRequest | RunRequest;
-  if (request.op === "prepare") return prepareExample(request.example, request.parentDir);
+  if (request.op === "prepare") return prepareExample(request.example, request.parentDir, request.sourceRoot);
   return runOperation(request, await readProjectName(request.workDir));
 }
 
