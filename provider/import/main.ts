@@ -202,6 +202,12 @@ async function release(o: Options, target: StackRef, source: StackRef, out: (lin
     out(`  pulumi ${command.map((a) => (a.startsWith("urn:") ? `'${a}'` : a)).join(" ")} --stack ${o.from}`);
     return 0;
   }
+  if (released.protectedCount > 0) {
+    out(
+      `  note: ${released.protectedCount} of them are protected in stack ${o.from}: removed from its state all the ` +
+        "same (protection keeps an object from being deleted, and none is).",
+    );
+  }
   const carried = await carrySecrets(source, target);
   if (carried > 0)
     out(`  carried ${carried} secret(s) stack ${o.from} knows to stack ${targetName} (secretKnown: true).`);
