@@ -31,6 +31,12 @@ export interface Field {
   readonly required?: true;
   /** May be absent from the state; every other field is always there (the schema's required outputs). */
   readonly optional?: true;
+  /**
+   * Check may leave the input out though the state always holds it: then the object keeps what it
+   * has, and the diff sees no change (a credential's `accessKeyId`: none means the one it was
+   * given or made; its `active`, when one is taken over: whatever it is).
+   */
+  readonly keptWhenLeftOut?: true;
   readonly secret?: true;
   /** A change needs a new object: the diff replaces, and the schema says `replaceOnChanges`. */
   readonly replaceOnChange?: true;
@@ -57,16 +63,20 @@ type ValueOf<F> = F extends { values: readonly (infer V)[] }
     : never;
 type KeysWhere<F, Match> = { [K in keyof F]: F[K] extends Match ? K : never }[keyof F];
 type Flat<T> = { [K in keyof T]: T[K] };
-type Shape<F, K extends keyof F> = Flat<
-  { [P in Exclude<K, KeysWhere<F, { optional: true }>>]: ValueOf<F[P]> } & {
-    [P in Extract<K, KeysWhere<F, { optional: true }>>]?: ValueOf<F[P]>;
+type Shape<F, K extends keyof F, Optional> = Flat<
+  { [P in Exclude<K, KeysWhere<F, Optional>>]: ValueOf<F[P]> } & {
+    [P in Extract<K, KeysWhere<F, Optional>>]?: ValueOf<F[P]>;
   }
 >;
 
 /** What check returns and the other calls receive: the program's inputs and those check derives. */
-export type InputsOf<T extends ResourceTable> = Shape<T["fields"], KeysWhere<T["fields"], { input: string }>>;
+export type InputsOf<T extends ResourceTable> = Shape<
+  T["fields"],
+  KeysWhere<T["fields"], { input: string }>,
+  { optional: true } | { keptWhenLeftOut: true }
+>;
 /** What the state holds: every field. */
-export type OutputsOf<T extends ResourceTable> = Shape<T["fields"], keyof T["fields"]>;
+export type OutputsOf<T extends ResourceTable> = Shape<T["fields"], keyof T["fields"], { optional: true }>;
 
 /** The creation time most objects report: `createdAt`, absent when the API does not say. */
 export function createdAt(what: string) {
@@ -121,13 +131,15 @@ export function unknownInputs(table: ResourceTable, news: Props): CheckFailure[]
 /**
  * The diff of the inputs (program-set or check-derived): those that differ between the state and the
  * new inputs replace the object or are updated in place, as the table says. An input left out
- * counts as its default; one unknown at preview counts as changed.
+ * counts as its default, or as no change where the table says the object then keeps what it has
+ * (`keptWhenLeftOut`); one unknown at preview counts as changed.
  */
 export function diffInputs(table: ResourceTable, olds: object, news: object): DiffResult {
   const replaces: string[] = [];
   const updates: string[] = [];
   for (const [name, field] of Object.entries(table.fields)) {
     if (field.input === undefined) continue;
+    if (field.keptWhenLeftOut && (news as Props)[name] === undefined) continue;
     const before = (olds as Props)[name] ?? field.default;
     const after = (news as Props)[name] ?? field.default;
     if (isUnknown(after) || !sameJson(before, after)) (field.replaceOnChange ? replaces : updates).push(name);

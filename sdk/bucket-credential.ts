@@ -10,7 +10,8 @@ export interface BucketCredentialArgs {
   bucketId: pulumi.Input<string>;
   /**
    * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again.
-   * A credential deactivated outside Pulumi shows up as drift on refresh.
+   * A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential
+   * taken over with `accessKeyId`: it stays as it is.
    * @default true
    */
   active?: pulumi.Input<boolean>;
@@ -21,6 +22,14 @@ export interface BucketCredentialArgs {
    * @example { rotatedOn: "2026-01-15" }
    */
   rotateWhenChanged?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * Public half of the pair; also the resource id. Stable across regenerations. Set it to take over
+   * an existing credential of `bucketId` instead of creating one: it is kept as it is, secret
+   * included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it
+   * replaces the resource.
+   * @example "CPAK0123456789ABCDEF" (from `getBucketCredentials({ bucketId })`)
+   */
+  accessKeyId?: pulumi.Input<string>;
 }
 
 /**
@@ -33,13 +42,24 @@ export interface BucketCredentialArgs {
  *   rotateWhenChanged: { rotatedOn: "2026-01-15" },
  * });
  * export const secret = cred.secretAccessKey; // a secret
+ *
+ * // Take over a credential that exists already: nothing changes on the platform, and its secret
+ * // stays unknown (secretKnown: false) until rotateWhenChanged regenerates it.
+ * const existing = new cloudplatform.BucketCredential("app", { bucketId: bucket.bucketId, accessKeyId: "CPAK…" });
  */
 export class BucketCredential extends pulumi.CustomResource {
   declare public readonly bucketId: pulumi.Output<string>;
-  /** Public half of the pair; also the resource id. Stable across regenerations. */
   declare public readonly accessKeyId: pulumi.Output<string>;
-  /** Secret half (a Pulumi secret); an imported credential has none until rotated. */
+  /**
+   * Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the
+   * platform shows a secret only when it creates or regenerates it.
+   */
   declare public readonly secretAccessKey: pulumi.Output<string>;
+  /**
+   * Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported,
+   * until a `rotateWhenChanged` change regenerates it in place.
+   */
+  declare public readonly secretKnown: pulumi.Output<boolean>;
   declare public readonly active: pulumi.Output<boolean>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
   /** The S3 bucket name. */

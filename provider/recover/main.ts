@@ -8,18 +8,16 @@
  * pipeline. See plan.ts for what it deletes and what it leaves to the user, and the README, "When a
  * deployment is interrupted".
  */
-import { execFile } from "node:child_process";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
 import { deleteCredential, listCredentials } from "../resources/bucket-credential/api.js";
 import { deleteBucket, findBucketByName } from "../resources/bucket/api.js";
 import { deleteZone, listZones } from "../resources/dns-zone/api.js";
 import { ApiClient, closePools } from "../client.js";
 import { resolveSettings } from "../config.js";
 import { CloudPlatformError, hasCode } from "../errors.js";
+import { pulumi, stackConfig } from "../pulumi-cli.js";
 import { redact } from "../redact.js";
 import { plan, readStack, type Action, type PlatformView } from "./plan.js";
-
-const run = promisify(execFile);
 
 const usage = `Usage: cloudplatform-recover [--stack <name>] [--cwd <dir>] [--yes] [--delete <bucketId>/<accessKeyId>,...]
 
@@ -69,23 +67,6 @@ function options(argv: readonly string[]): Options | "help" {
   return { stack: values.stack, cwd: values.cwd ?? process.cwd(), yes: values.yes === true, explicit };
 }
 
-/** Runs the Pulumi CLI in the program's directory; its answer on stdout. */
-async function pulumi(opts: Options, args: readonly string[]): Promise<string> {
-  const stackArgs = opts.stack === undefined ? [] : ["--stack", opts.stack];
-  try {
-    const { stdout } = await run("pulumi", [...args, ...stackArgs, "--non-interactive"], {
-      cwd: opts.cwd,
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    return stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message?: string };
-    throw new Error(`pulumi ${args.join(" ")} failed: ${redact((e.stderr ?? e.message ?? "").trim())}`, {
-      cause: err,
-    });
-  }
-}
-
 /** The end of the stack's last finished deployment (epoch ms), if any. */
 function lastEnd(history: string): number | undefined {
   try {
@@ -97,19 +78,6 @@ function lastEnd(history: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The stack's `cloudplatform:*` config, secrets decrypted (they never leave this process). */
-async function stackConfig(opts: Options): Promise<Record<string, string>> {
-  const parsed = JSON.parse(await pulumi(opts, ["config", "--json", "--show-secrets"])) as Record<
-    string,
-    { value?: unknown }
-  >;
-  const values: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(parsed)) {
-    if (key.startsWith("cloudplatform:") && typeof entry.value === "string") values[key] = entry.value;
-  }
-  return values;
 }
 
 function describe(a: Action): string {

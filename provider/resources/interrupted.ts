@@ -69,6 +69,8 @@ export type NamedCreate<T> =
   | { readonly kind: "made"; readonly object: T; readonly reconciled: boolean }
   /** The name was taken by the object an interrupted run of this resource made: it is this resource's. */
   | { readonly kind: "interrupted"; readonly object: T }
+  /** The program adopts, and the object holding the name was found before any create was sent. */
+  | { readonly kind: "existing"; readonly object: T }
   /** The name is someone else's: the platform's 409, and the object holding the name if it was looked up. */
   | { readonly kind: "taken"; readonly error: Error; readonly existing: T | undefined };
 
@@ -76,7 +78,8 @@ export type NamedCreate<T> =
  * Creates the object named `name`, keeping the journal: the create is recorded before it is sent
  * and its id once answered; a refusal that says nothing was made forgets it. A 409 looks the name's
  * holder up (`find`) when the journal knows the name, or when the program would adopt it (`adopt`),
- * and tells the object an interrupted run of this resource made from someone else's.
+ * and tells the object an interrupted run of this resource made from someone else's. A program that
+ * adopts looks the name up first: taking an existing object over then writes nothing at all.
  */
 export async function createNamed<T extends { readonly id: string; readonly created_at?: string | undefined }>(
   ctx: CallContext,
@@ -86,6 +89,17 @@ export async function createNamed<T extends { readonly id: string; readonly crea
   calls: { readonly create: () => Promise<Created<T>>; readonly find: () => Promise<T | undefined> },
 ): Promise<NamedCreate<T>> {
   const earlier = earlierCreate(ctx, type);
+  if (adopt) {
+    const existing = await calls.find();
+    if (existing !== undefined) {
+      if (madeByInterruptedCreate(earlier, name, existing)) {
+        ctx.journal.created(type, ctx.name, platformOf(ctx), existing.id);
+        return { kind: "interrupted", object: existing };
+      }
+      ctx.journal.forget(type, ctx.name);
+      return { kind: "existing", object: existing };
+    }
+  }
   recordNamedCreate(ctx, type, earlier, name);
   let made: Created<T>;
   try {

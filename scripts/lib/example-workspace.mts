@@ -14,8 +14,13 @@ import { examplesDir, repoRoot, testCacheDir } from "./paths.mts";
 const run = promisify(execFile);
 const log = (message: string): void => void process.stderr.write(`[examples] ${message}\n`);
 
-/** Files of an example that make up the program (stack files and installs are per copy). */
-const exampleFiles = ["Pulumi.yaml", "package.json", "tsconfig.json", "index.ts"];
+/** Files of an example that make up the program, with its TypeScript modules (stack files and installs are per copy). */
+const exampleFiles = ["Pulumi.yaml", "package.json", "tsconfig.json"];
+
+/** The program's TypeScript modules: index.ts and those beside it (e.g. a module it imports). */
+async function typescriptModules(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).sort();
+}
 
 async function exists(file: string): Promise<boolean> {
   return stat(file).then(
@@ -140,9 +145,10 @@ export async function prepareExample(
   if (!(await exists(path.join(source, "Pulumi.yaml")))) throw new Error(`no example named "${name}" in ${sourceRoot}`);
   const nodeModules = await exampleDependencies();
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
-  for (const file of exampleFiles) await cp(path.join(source, file), path.join(workDir, file));
+  const modules = await typescriptModules(source);
+  for (const file of [...exampleFiles, ...modules]) await cp(path.join(source, file), path.join(workDir, file));
   await symlink(nodeModules, path.join(workDir, "node_modules"), "dir");
-  await compileEntry(workDir, nodeModules);
+  await compileEntry(workDir, nodeModules, modules);
   return { workDir, projectName: await readProjectName(workDir) };
 }
 
@@ -151,23 +157,31 @@ type TypeScript = typeof import("typescript");
 /**
  * Typechecks the copy against the packed package, exactly as a user's `tsc` or `pulumi up` would see
  * it (once per tarball and example source: the verdict is cached in the shared install), then writes
- * index.js as CommonJS for the runner.
+ * index.js (and a .js for each module beside it) as CommonJS for the runner.
  */
-async function compileEntry(workDir: string, nodeModules: string): Promise<void> {
+async function compileEntry(workDir: string, nodeModules: string, modules: readonly string[]): Promise<void> {
   const ts = createRequire(path.join(repoRoot, "package.json"))("typescript") as TypeScript;
-  const source = await readFile(path.join(workDir, "index.ts"), "utf8");
   const tsconfig = await readFile(path.join(workDir, "tsconfig.json"), "utf8");
-  const digest = createHash("sha256").update(source).update(tsconfig).digest("hex").slice(0, 16);
+  const hash = createHash("sha256").update(tsconfig);
+  const sources = new Map<string, string>();
+  for (const file of modules) {
+    const text = await readFile(path.join(workDir, file), "utf8");
+    sources.set(file, text);
+    hash.update(file).update(text);
+  }
+  const digest = hash.digest("hex").slice(0, 16);
   const marker = path.join(nodeModules, "..", `.typechecked-${digest}`);
   if (!(await exists(marker))) {
     typecheck(ts, workDir);
     await writeFile(marker, "");
   }
-  const { outputText } = ts.transpileModule(source, {
-    fileName: "index.ts",
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  await writeFile(path.join(workDir, "index.js"), outputText);
+  for (const [file, source] of sources) {
+    const { outputText } = ts.transpileModule(source, {
+      fileName: file,
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    });
+    await writeFile(path.join(workDir, file.replace(/\.ts$/, ".js")), outputText);
+  }
 }
 
 function typecheck(ts: TypeScript, workDir: string): void {

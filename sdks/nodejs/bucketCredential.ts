@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+ * An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. `accessKeyId` takes over an existing credential instead of creating one. The secret cannot be read back: a credential taken over or imported has none (`secretKnown: false`) until rotated.
  *
  * ## Example Usage
  * ### An S3 key pair for one bucket, its secret rotated on demand
@@ -70,11 +70,11 @@ export class BucketCredential extends pulumi.CustomResource {
     }
 
     /**
-     * Public half of the pair; also the resource id. Stable across regenerations.
+     * Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
      */
-    declare public /*out*/ readonly accessKeyId: pulumi.Output<string>;
+    declare public readonly accessKeyId: pulumi.Output<string>;
     /**
-     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
      */
     declare public readonly active: pulumi.Output<boolean>;
     /**
@@ -102,9 +102,13 @@ export class BucketCredential extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly s3Endpoint: pulumi.Output<string>;
     /**
-     * Secret half (a Pulumi secret); an imported credential has none until rotated.
+     * Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
      */
     declare public /*out*/ readonly secretAccessKey: pulumi.Output<string | undefined>;
+    /**
+     * Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
+     */
+    declare public /*out*/ readonly secretKnown: pulumi.Output<boolean>;
 
     /**
      * Create a BucketCredential resource with the given unique name, arguments, and options.
@@ -120,15 +124,16 @@ export class BucketCredential extends pulumi.CustomResource {
             if (args?.bucketId === undefined && !opts.urn) {
                 throw new Error("Missing required property 'bucketId'");
             }
+            resourceInputs["accessKeyId"] = args?.accessKeyId;
             resourceInputs["active"] = args?.active;
             resourceInputs["bucketId"] = args?.bucketId;
             resourceInputs["rotateWhenChanged"] = args?.rotateWhenChanged;
-            resourceInputs["accessKeyId"] = undefined /*out*/;
             resourceInputs["bucketName"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["region"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretKnown"] = undefined /*out*/;
         } else {
             resourceInputs["accessKeyId"] = undefined /*out*/;
             resourceInputs["active"] = undefined /*out*/;
@@ -139,11 +144,12 @@ export class BucketCredential extends pulumi.CustomResource {
             resourceInputs["rotateWhenChanged"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretKnown"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["secretAccessKey"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["bucketId"] };
+        const replaceOnChanges = { replaceOnChanges: ["accessKeyId", "bucketId"] };
         opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(BucketCredential.__pulumiType, name, resourceInputs, opts);
     }
@@ -154,7 +160,11 @@ export class BucketCredential extends pulumi.CustomResource {
  */
 export interface BucketCredentialArgs {
     /**
-     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+     * Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+     */
+    accessKeyId?: pulumi.Input<string | undefined>;
+    /**
+     * False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
      */
     active?: pulumi.Input<boolean | undefined>;
     /**

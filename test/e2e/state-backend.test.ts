@@ -223,7 +223,9 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
     for (const file of ["package.json", "tsconfig.json"]) {
       await copyFile(path.join(repoRoot, "examples", "quickstart", file), path.join(dir, file));
     }
-    bootstrap = await ExampleStack.create("state-bootstrap", providerConfig(emulator), path.dirname(dir));
+    bootstrap = await ExampleStack.create("state-bootstrap", providerConfig(emulator), {
+      sourceRoot: path.dirname(dir),
+    });
     const up = await bootstrap.up({ "state-bootstrap:stateBucket": { value: BUCKET } });
     expect(up.changes).toMatchObject({ create: 3 });
     expect(up.outputs?.["secretAccessKey"]?.secret).toBe(true);

@@ -11,6 +11,7 @@ const state: BucketCredentialOutputs = {
   bucketId: "bkt_1",
   accessKeyId: "CPAK1",
   secretAccessKey: secret,
+  secretKnown: true,
   active: true,
   bucketName: "logs",
   s3Endpoint: s3,
@@ -103,7 +104,7 @@ describe("BucketCredential operations", () => {
     const log = ctx();
     const r = await bucketCredentialCore.read(log, "CPAK1", state);
     expect(r.outs).toEqual({ ...state, active: false });
-    expect(r.inputs).toEqual({ bucketId: "bkt_1", active: false });
+    expect(r.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK1", active: false });
     expect(log.logs[0]?.message).toContain("deactivated outside Pulumi");
   });
 
@@ -115,7 +116,8 @@ describe("BucketCredential operations", () => {
     const imported = { bucketId: "bkt_1" } as BucketCredentialOutputs;
     const r = await bucketCredentialCore.read(ctx(), "CPAK1", imported);
     expect(r.outs).toMatchObject({ accessKeyId: "CPAK1", bucketName: "logs", s3Endpoint: s3, region: "us-east-1" });
-    expect(r.outs?.secretAccessKey).toBeUndefined();
+    // The platform shows no secret again: the state says so, as a take-over's does.
+    expect(r.outs).toMatchObject({ secretAccessKey: "", secretKnown: false });
   });
 
   it("reads a deleted credential, or one of a deleted bucket, as gone", async () => {
@@ -210,5 +212,151 @@ describe("BucketCredential operations", () => {
     nock(base).delete(`${creds}/CPAK1`).reply(204).delete(`${creds}/CPAK1`).reply(404);
     await bucketCredentialCore.delete(ctx(), "CPAK1", state);
     await bucketCredentialCore.delete(ctx(), "CPAK1", state);
+  });
+});
+
+describe("BucketCredential taking over an existing credential (accessKeyId)", () => {
+  useApi();
+
+  const listed = [
+    { access_key_id: "CPAK1", active: true },
+    { access_key_id: "CPAK9", active: false, created_at: "2026-11-01T00:00:00Z" },
+  ];
+  /** What a take-over of CPAK9, deactivated on the platform, holds: its secret unknown. */
+  const takenOver: BucketCredentialOutputs = {
+    bucketId: "bkt_1",
+    accessKeyId: "CPAK9",
+    secretAccessKey: "",
+    secretKnown: false,
+    active: false,
+    bucketName: "logs",
+    s3Endpoint: s3,
+    region: "us-east-1",
+    createdAt: "2026-11-01T00:00:00Z",
+  };
+
+  it("check keeps accessKeyId and leaves active out unless the program sets it", () => {
+    const r = bucketCredentialCore.check(ctx(), undefined, { bucketId: "bkt_1", accessKeyId: "CPAK9" });
+    expect(r).toEqual({ inputs: { bucketId: "bkt_1", accessKeyId: "CPAK9" }, failures: [] });
+    const set = bucketCredentialCore.check(ctx(), undefined, { bucketId: "bkt_1", accessKeyId: "CPAK9", active: true });
+    expect(set.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK9", active: true });
+    for (const bad of ["", " ", "bkt_1/CPAK9", 5]) {
+      const failures = bucketCredentialCore.check(ctx(), undefined, { bucketId: "bkt_1", accessKeyId: bad }).failures;
+      expect(
+        failures.map((f) => f.property),
+        JSON.stringify(bad),
+      ).toEqual(["accessKeyId"]);
+      expect(failures[0]?.reason).toContain("left out to create a new credential");
+    }
+  });
+
+  it("diff: accessKeyId left out or equal changes nothing, another one replaces; active left out keeps it", () => {
+    const d = (olds: BucketCredentialOutputs, news: object) =>
+      bucketCredentialCore.diff(ctx(), olds.accessKeyId, olds, { bucketId: "bkt_1", ...news });
+    expect(d(state, { active: true })).toMatchObject({ changes: false });
+    expect(d(state, { active: true, accessKeyId: "CPAK1" })).toMatchObject({ changes: false });
+    expect(d(state, { active: true, accessKeyId: "CPAK2" })).toMatchObject({
+      changes: true,
+      replaces: ["accessKeyId"],
+    });
+    expect(d(takenOver, { accessKeyId: "CPAK9" })).toMatchObject({ changes: false });
+    expect(d(takenOver, { accessKeyId: "CPAK9", active: true })).toMatchObject({ changes: true, changed: ["active"] });
+  });
+
+  it("create takes it over as it is: no write, no secret, secretKnown false, and a warning that says what to do", async () => {
+    // No POST is mocked: a create, regenerate or activate would fail the test (the network is disabled).
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, listed);
+    const log = ctx();
+    const r = await bucketCredentialCore.create(log, { bucketId: "bkt_1", accessKeyId: "CPAK9" });
+    expect(r).toEqual({ id: "CPAK9", outs: takenOver });
+    const warning = log.logs.find((l) => l.level === "warn")?.message ?? "";
+    expect(warning).toContain("the secret of credential CPAK9 is not known to Pulumi");
+    expect(warning).toContain("the platform shows a secret only when it creates or regenerates it");
+    expect(warning).toContain("set or change rotateWhenChanged");
+    expect(warning).toContain("the access key id CPAK9 stays");
+  });
+
+  it("a rotateWhenChanged given at the take-over is recorded, not applied: nothing is regenerated", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, listed);
+    const r = await bucketCredentialCore.create(ctx(), {
+      bucketId: "bkt_1",
+      accessKeyId: "CPAK9",
+      rotateWhenChanged: { v: "1" },
+    });
+    expect(r.outs).toEqual({ ...takenOver, rotateWhenChanged: { v: "1" } });
+  });
+
+  it("an active the program sets and the credential does not have is applied in place", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, listed)
+      .post(`${creds}/CPAK9/activate`)
+      .reply(200, { access_key_id: "CPAK9", active: true });
+    const r = await bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", accessKeyId: "CPAK9", active: true });
+    expect(r.outs).toEqual({ ...takenOver, active: true });
+  });
+
+  it("a credential the bucket does not hold fails, naming both, after reading the list afresh", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .twice()
+      .reply(200, listed);
+    const err = await thrown(() => bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", accessKeyId: "CPAK5" }));
+    expect(err.code).toBe("CLOUDPLATFORM_NOT_FOUND");
+    expect(err.message).toContain("no credential CPAK5 exists on bucket bkt_1");
+    expect(err.message).toContain("leave accessKeyId out to create a new credential");
+  });
+
+  it("ends in the same state as `pulumi import` of the same credential", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(200, { id: "bkt_1", name: "logs" })
+      .get(creds)
+      .reply(200, listed);
+    const taken = await bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", accessKeyId: "CPAK9" });
+    const importing = bucketCredentialCore.importing;
+    if (importing?.supported !== true) throw new Error("BucketCredential is importable");
+    const target = importing.target("bkt_1/CPAK9");
+    // The import's read shares the list the take-over just read (one provider process).
+    const imported = await bucketCredentialCore.read(ctx(), target.id, target.state as BucketCredentialOutputs);
+    expect(imported.outs).toEqual(taken.outs);
+    expect(imported.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK9", active: false });
+  });
+
+  it("a later rotateWhenChanged change regenerates it in place: the secret is known from then on", async () => {
+    nock(base).post(`${creds}/CPAK9/regenerate`).reply(200, { access_key_id: "CPAK9", secret_access_key: newSecret });
+    const outs = await bucketCredentialCore.update(ctx(), "CPAK9", takenOver, {
+      bucketId: "bkt_1",
+      accessKeyId: "CPAK9",
+      rotateWhenChanged: { v: "2" },
+    });
+    expect(outs).toEqual({
+      ...takenOver,
+      secretAccessKey: newSecret,
+      secretKnown: true,
+      rotateWhenChanged: { v: "2" },
+    });
+  });
+
+  it("refresh keeps secretKnown; a state written before it knew its secret reads as known", async () => {
+    nock(base).get(creds).reply(200, listed);
+    expect((await bucketCredentialCore.read(ctx(), "CPAK9", takenOver)).outs).toEqual(takenOver);
+    const { secretKnown: _unset, ...older } = state;
+    expect((await bucketCredentialCore.read(ctx(), "CPAK1", older as BucketCredentialOutputs)).outs).toMatchObject({
+      secretKnown: true,
+      secretAccessKey: secret,
+    });
   });
 });

@@ -114,10 +114,9 @@ describe("Bucket operations", () => {
     expect(err.message).toContain("adopt: true");
   });
 
-  it("adopts an existing bucket of that name when adopt is set", async () => {
+  it("adopts an existing bucket of that name when adopt is set, looking it up first: no create is sent", async () => {
+    // No POST is mocked: taking a bucket over writes nothing on the platform.
     nock(base)
-      .post("/object-storage/buckets")
-      .reply(409, { error: { code: "name_taken", message: "exists" } })
       .get("/object-storage/buckets")
       .query({ name: "logs-abc" })
       .reply(200, [{ id: "bkt_7", name: "logs-abc", storage_class: "Standard" }]);
@@ -130,8 +129,6 @@ describe("Bucket operations", () => {
 
   it("refuses to adopt a bucket of another storage class", async () => {
     nock(base)
-      .post("/object-storage/buckets")
-      .reply(409, { error: { code: "name_taken" } })
       .get("/object-storage/buckets")
       .query({ name: "logs-abc" })
       .reply(200, [{ id: "bkt_7", name: "logs-abc", storage_class: "Archive" }]);

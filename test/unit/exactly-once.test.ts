@@ -284,9 +284,15 @@ describe("a bucket or zone after an interrupted run", () => {
   });
 
   it("adopts an existing zone with adopt: true, and refuses when the name is not the project's", async () => {
-    nameTaken("/dns/zones", "example.com", [{ id: "zone_7", name: "example.com", nameservers: ["ns1"] }]);
+    // Looked up first: an existing zone is taken over without a create.
+    nock(base)
+      .get("/dns/zones")
+      .query({ name: "example.com" })
+      .reply(200, [{ id: "zone_7", name: "example.com", nameservers: ["ns1"] }]);
     const r = await dnsZoneCore.create(call("site", "DnsZone"), { name: "example.com", adopt: true });
     expect(r).toMatchObject({ id: "zone_7", outs: { adopt: true, adopted: true, nameservers: ["ns1"] } });
+    // Not in the project's list, yet taken: someone else's.
+    nock(base).get("/dns/zones").query({ name: "example.com" }).reply(200, []);
     nameTaken("/dns/zones", "example.com", []);
     const err = await thrown(() => dnsZoneCore.create(call("site", "DnsZone"), { name: "example.com", adopt: true }));
     expect(err.message).toContain("taken by a zone outside this project");

@@ -183,8 +183,8 @@ describe("create, read, update, delete", () => {
     };
     const r = await read("CPAK1", urn("BucketCredential", "c"), state);
     expect(r.id).toBe("CPAK1");
-    expect(r.props).toMatchObject({ active: false, secretAccessKey: wrap(secretKey) });
-    expect(r.inputs).toEqual({ bucketId: "bkt_1", active: false });
+    expect(r.props).toMatchObject({ active: false, secretAccessKey: wrap(secretKey), secretKnown: true });
+    expect(r.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK1", active: false });
   });
 
   it("a refresh of an object gone returns no id", async () => {
@@ -288,7 +288,7 @@ describe("pulumi import (read with an id and no state)", () => {
     expect(r).toMatchObject({ id: "zone_9", inputs: { name: "b.example" }, props: { zoneId: "zone_9" } });
   });
 
-  it("imports a credential by <bucketId>/<accessKeyId>, its id becoming the access key id (no secret)", async () => {
+  it("imports a credential by <bucketId>/<accessKeyId>, its id becoming the access key id (secret unknown)", async () => {
     nock(base)
       .get("/object-storage/buckets/bkt_1/credentials")
       .reply(200, [{ access_key_id: "CPAK7", active: true }]);
@@ -299,12 +299,16 @@ describe("pulumi import (read with an id and no state)", () => {
     expect(r.props).toEqual({
       bucketId: "bkt_1",
       accessKeyId: "CPAK7",
+      // As a take-over (`accessKeyId`) leaves it: an empty secret, still marked secret, and said unknown.
+      secretAccessKey: wrap(""),
+      secretKnown: false,
       active: true,
       bucketName: "logs",
       s3Endpoint: s3,
       region: "us-east-1",
     });
-    expect(r.inputs).toEqual({ bucketId: "bkt_1", active: true });
+    // The generated program takes the same credential over, and states whether it is active.
+    expect(r.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK7", active: true });
   });
 
   it("a credential import id without the bucket is refused with the expected form", async () => {

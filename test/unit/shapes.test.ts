@@ -347,6 +347,7 @@ describe("§2.3 action answers", () => {
     bucketId: "bkt_1",
     accessKeyId: "AK1",
     secretAccessKey: secret,
+    secretKnown: true,
     active: true,
     bucketName: "logs",
     s3Endpoint: s3,
@@ -398,7 +399,7 @@ describe("§2.3 action answers", () => {
     expect(err.message).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
     expect(err.message).toContain("no longer works");
     // The next up sees the old rotateWhenChanged, so it regenerates again; the dead secret is gone.
-    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "" });
+    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "", secretKnown: false });
   });
 
   it("other failures of regenerate are not taken for a regeneration", async () => {
@@ -572,6 +573,7 @@ describe("§2.3 lists on several pages", () => {
       bucketId: "bkt_1",
       accessKeyId: "AK1",
       secretAccessKey: secret,
+      secretKnown: true,
       active: true,
       bucketName: "",
       s3Endpoint: s3,

@@ -3,29 +3,23 @@
  * call activate / deactivate in place; a `rotateWhenChanged` change calls regenerate in place (same
  * access key id, new secret). The secret cannot be read back: refresh keeps it from the state and
  * reads only whether the credential still exists and is active. Its create runs exactly once
- * (create-once.ts).
+ * (create-once.ts), or takes over an existing credential (`accessKeyId`, take-over.ts) whose secret
+ * stays unknown (`secretKnown: false`) until it is rotated.
  */
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
 import type { CallContext, ResourceCore } from "../../contract.js";
 import { goneFromState } from "../../contract.js";
-import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound, withHint } from "../../errors.js";
+import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
-import { isUnknown } from "../../vocabulary.js";
-import { getBucket } from "../bucket/api.js";
+import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { s3Region } from "../bucket/fields.js";
-import {
-  cachedCredentialList,
-  keyRemoved,
-  knownBucketName,
-  learnBucket,
-  listOutdated,
-  oneAtATime,
-} from "../bucket-facts.js";
+import { cachedCredentialList, keyRemoved, listOutdated, oneAtATime } from "../bucket-facts.js";
 import { optionalBoolean, stringMap } from "../validate.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
 import { createOnce } from "./create-once.js";
 import { bucketCredentialTable, type BucketCredentialInputs, type BucketCredentialOutputs } from "./fields.js";
 import type { Credential } from "./parse.js";
+import { nameOfBucket, takeOverCredential } from "./take-over.js";
 
 export type { BucketCredentialInputs, BucketCredentialOutputs };
 
@@ -42,15 +36,31 @@ function withRotate<T extends object>(o: T, rotate: Record<string, string> | und
   return rotate === undefined ? o : { ...o, rotateWhenChanged: rotate };
 }
 
-/** The bucket's name, for S3 clients: known to this process when it created or read the bucket, else read. */
-async function nameOfBucket(ctx: CallContext, bucketId: string): Promise<string> {
-  const known = knownBucketName(ctx, bucketId);
-  if (known !== undefined) return known;
-  const bucket = await getBucket(ctx.client, bucketId).catch((err: unknown) => {
-    throw withHint(err, "CLOUDPLATFORM_NOT_FOUND", `Check bucketId: no bucket ${bucketId} exists.`);
+/**
+ * What a credential's state says when its secret is not known (taken over, imported): the platform
+ * shows a secret only at create and regenerate. Said once, when the resource starts holding it.
+ */
+export function secretUnknownWarning(accessKeyId: string): string {
+  return (
+    `the secret of credential ${accessKeyId} is not known to Pulumi: the platform shows a secret only when it ` +
+    "creates or regenerates it, so secretAccessKey is empty and secretKnown is false. Applications that use the " +
+    "credential keep working. When they are ready for a new secret, set or change rotateWhenChanged: the secret is " +
+    `regenerated in place (the access key id ${accessKeyId} stays) and secretAccessKey then holds it.`
+  );
+}
+
+/** An optional access key id: a non-empty string, or unknown at preview. */
+function checkAccessKeyId(raw: Json | undefined, failures: CheckFailure[]): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (isUnknown(raw)) return raw as string;
+  if (typeof raw === "string" && raw.trim() !== "" && !/[\s/]/.test(raw)) return raw;
+  failures.push({
+    property: "accessKeyId",
+    reason:
+      "accessKeyId must be the access key id of an existing credential of bucketId (e.g. from " +
+      "getBucketCredentials), or be left out to create a new credential",
   });
-  learnBucket(ctx, bucket.id, bucket.name);
-  return bucket.name;
+  return undefined;
 }
 
 const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
@@ -69,17 +79,59 @@ const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
   }
   const active = optionalBoolean("active", news["active"], failures);
   const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
+  const accessKeyId = checkAccessKeyId(news["accessKeyId"], failures);
   const unknownActive = isUnknown(news["active"]) ? (news["active"] as unknown as boolean) : undefined;
-  const activeValue = active ?? unknownActive ?? bucketCredentialTable.fields.active.default;
-  return { inputs: withRotate({ bucketId, active: activeValue }, rotate), failures };
+  // A credential taken over keeps its state unless the program says otherwise.
+  const activeValue = active ?? unknownActive ?? (accessKeyId === undefined ? true : undefined);
+  const inputs: BucketCredentialInputs = {
+    bucketId,
+    ...(activeValue === undefined ? {} : { active: activeValue }),
+    ...(accessKeyId === undefined ? {} : { accessKeyId }),
+  };
+  return { inputs: withRotate(inputs, rotate), failures };
 };
 
 const diff: BucketCredentialCore["diff"] = (_ctx, _id, olds, news) => {
+  // Left out, accessKeyId and active keep what the credential has (fields.ts `keptWhenLeftOut`).
   return diffInputs(bucketCredentialTable, olds, news);
 };
 
+/** Takes over the existing credential `accessKeyId`: nothing is written, the secret stays unknown. */
+async function takeOver(ctx: CallContext, inputs: BucketCredentialInputs, accessKeyId: string) {
+  const s3Endpoint = requireS3Url(ctx.settings);
+  const { credential, bucketName } = await takeOverCredential(ctx, inputs.bucketId, accessKeyId);
+  const live = credential.active ?? true;
+  const outs: BucketCredentialOutputs = withRotate(
+    {
+      bucketId: inputs.bucketId,
+      accessKeyId,
+      secretAccessKey: "",
+      secretKnown: false,
+      active: live,
+      bucketName,
+      s3Endpoint,
+      region: s3Region,
+      ...(credential.created_at === undefined ? {} : { createdAt: credential.created_at }),
+    },
+    inputs.rotateWhenChanged,
+  );
+  ctx.log.info(`took over the existing credential ${accessKeyId} of bucket ${inputs.bucketId}.`);
+  ctx.log.warn(secretUnknownWarning(accessKeyId));
+  if (inputs.active === undefined || inputs.active === live) return { id: accessKeyId, outs };
+  try {
+    await setCredentialActive(ctx.client, inputs.bucketId, accessKeyId, inputs.active);
+  } catch (err) {
+    throw new PartialCreateError(accessKeyId, outs, err);
+  } finally {
+    listOutdated(ctx, inputs.bucketId);
+  }
+  return { id: accessKeyId, outs: { ...outs, active: inputs.active } };
+}
+
 const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
+  if (inputs.accessKeyId !== undefined) return takeOver(ctx, inputs, inputs.accessKeyId);
   const api = ctx.client;
+  const active = inputs.active ?? true;
   const s3Endpoint = requireS3Url(api.settings);
   const bucketName = await nameOfBucket(ctx, inputs.bucketId);
   const { credential, adopted } = await oneAtATime(ctx, inputs.bucketId, () => createOnce(ctx, inputs.bucketId));
@@ -88,6 +140,7 @@ const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
       bucketId: inputs.bucketId,
       accessKeyId: credential.access_key_id,
       secretAccessKey: credential.secret_access_key,
+      secretKnown: true,
       active: credential.active ?? true,
       bucketName,
       s3Endpoint,
@@ -97,15 +150,15 @@ const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
     inputs.rotateWhenChanged,
   );
   // New credentials are active; one an interrupted run made may have been deactivated since.
-  if (outs.active !== inputs.active || (adopted && credential.active === undefined)) {
+  if (outs.active !== active || (adopted && credential.active === undefined)) {
     try {
-      await setCredentialActive(api, inputs.bucketId, outs.accessKeyId, inputs.active);
+      await setCredentialActive(api, inputs.bucketId, outs.accessKeyId, active);
     } catch (err) {
       // The credential exists and its secret is only known now: keep it in the state.
       throw new PartialCreateError(outs.accessKeyId, outs, err);
     }
   }
-  return { id: outs.accessKeyId, outs: { ...outs, active: inputs.active } };
+  return { id: outs.accessKeyId, outs: { ...outs, active } };
 };
 
 const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
@@ -117,10 +170,15 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
   }
   if (live === undefined) return goneFromState(ctx, `credential ${id} (deleted outside Pulumi, or its bucket)`);
   const active = live.active ?? state.active ?? true;
-  // An import has no previous state to have drifted from.
-  if (state.active !== undefined && active !== state.active) {
+  // An import starts from the least state (`importing.target`): no previous state to have drifted from.
+  const importing = state.active === undefined;
+  if (!importing && active !== state.active) {
     ctx.log.warn(`credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`);
   }
+  // A state written before secretKnown was recorded knows the secret it holds, if any.
+  const secretAccessKey = state.secretAccessKey ?? "";
+  const secretKnown = state.secretKnown ?? secretAccessKey !== "";
+  if (importing) ctx.log.warn(secretUnknownWarning(id));
   // State from a refresh keeps its derived outputs; an import starts without them.
   const api = ctx.client;
   const bucketName = state.bucketName || (await nameOfBucket(ctx, state.bucketId));
@@ -128,6 +186,8 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
   const outs: BucketCredentialOutputs = {
     ...state,
     accessKeyId: state.accessKeyId || id,
+    secretAccessKey,
+    secretKnown,
     active,
     bucketName,
     s3Endpoint: s3EndpointForRead(state.s3Endpoint, api.settings, (m) => ctx.log.warn(m)),
@@ -151,11 +211,12 @@ const update: BucketCredentialCore["update"] = async (ctx, id, olds, news) => {
       regenerating = true;
       const regenerated = await regenerateCredential(api, olds.bucketId, id);
       regenerating = false;
-      outs = { ...outs, secretAccessKey: regenerated.secret_access_key };
+      outs = { ...outs, secretAccessKey: regenerated.secret_access_key, secretKnown: true };
       changedSomething = true;
       ctx.log.info(`secret regenerated; access key id ${id} is unchanged.`);
     }
-    if ((olds.active ?? true) !== news.active) {
+    // Left out (a credential taken over): it stays as it is.
+    if (news.active !== undefined && (olds.active ?? true) !== news.active) {
       await setCredentialActive(api, olds.bucketId, id, news.active);
       outs = { ...outs, active: news.active };
     }
@@ -165,7 +226,7 @@ const update: BucketCredentialCore["update"] = async (ctx, id, olds, news) => {
     // Regenerated, but no answer carried the new secret: the one in the state is dead. Keep the
     // state without it, and with the old rotateWhenChanged, so the next up regenerates again.
     if (regenerating && hasCode(err, "CLOUDPLATFORM_UNEXPECTED_RESPONSE")) {
-      throw new PartialCreateError(id, { ...olds, secretAccessKey: "" }, err);
+      throw new PartialCreateError(id, { ...olds, secretAccessKey: "", secretKnown: false }, err);
     }
     throw err;
   } finally {

@@ -5,7 +5,8 @@ export const bucketCredentialTable = {
   type: "BucketCredential",
   description:
     "An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change " +
-    "regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.",
+    "regenerates the secret in place. `accessKeyId` takes over an existing credential instead of creating one. The " +
+    "secret cannot be read back: a credential taken over or imported has none (`secretKnown: false`) until rotated.",
   fields: {
     bucketId: {
       kind: "string",
@@ -18,9 +19,12 @@ export const bucketCredentialTable = {
       kind: "boolean",
       input: "program",
       default: true,
+      // Left out with `accessKeyId`: the credential taken over stays as it is.
+      keptWhenLeftOut: true,
       description:
         "False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A " +
-        "credential deactivated outside Pulumi shows up as drift on refresh.",
+        "credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over " +
+        "with `accessKeyId`: it stays as it is.",
     },
     rotateWhenChanged: {
       kind: "stringMap",
@@ -32,14 +36,29 @@ export const bucketCredentialTable = {
     },
     accessKeyId: {
       kind: "string",
-      description: "Public half of the pair; also the resource id. Stable across regenerations.",
+      input: "program",
+      replaceOnChange: true,
+      // Left out: the credential this resource made or took over, whatever its id.
+      keptWhenLeftOut: true,
+      description:
+        "Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an " +
+        "existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and " +
+        "`secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.",
     },
     secretAccessKey: {
       kind: "string",
       secret: true,
-      // The platform returns it only at create and regenerate: an imported credential has none.
+      // Kept optional for states written before taken-over credentials recorded an empty secret.
       optional: true,
-      description: "Secret half (a Pulumi secret); an imported credential has none until rotated.",
+      description:
+        "Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the " +
+        "platform shows a secret only when it creates or regenerates it.",
+    },
+    secretKnown: {
+      kind: "boolean",
+      description:
+        "Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, " +
+        "until a `rotateWhenChanged` change regenerates it in place.",
     },
     bucketName: { kind: "string", description: "The S3 bucket name." },
     ...s3Fields,

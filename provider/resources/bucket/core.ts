@@ -151,6 +151,10 @@ const create: BucketCore["create"] = async (ctx, inputs) => {
     create: () => createBucket(ctx.client, inputs.name, inputs.storageClass),
     find: () => findBucketByName(ctx.client, inputs.name),
   });
+  if (result.kind === "existing") {
+    const outs = await adoptExisting(ctx, inputs, result.object, s3Endpoint);
+    return { id: outs.bucketId, outs };
+  }
   if (result.kind === "taken") {
     if (inputs.adopt) {
       const outs = await adoptExisting(ctx, inputs, result.existing, s3Endpoint);

@@ -70,6 +70,10 @@ const create: DnsZoneCore["create"] = async (ctx, inputs) => {
     create: () => createZone(ctx.client, inputs.name),
     find: async () => (await listZones(ctx.client, inputs.name))[0],
   });
+  if (result.kind === "existing") {
+    ctx.log.info(`adopted the existing zone "${inputs.name}" (${result.object.id}).`);
+    return { id: result.object.id, outs: outputsOf(result.object, true, true) };
+  }
   if (result.kind === "taken") {
     if (!inputs.adopt) {
       throw withHint(

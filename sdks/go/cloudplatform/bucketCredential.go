@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+// An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. `accessKeyId` takes over an existing credential instead of creating one. The secret cannot be read back: a credential taken over or imported has none (`secretKnown: false`) until rotated.
 //
 // ## Example Usage
 // ### An S3 key pair for one bucket, its secret rotated on demand
@@ -70,9 +70,9 @@ import (
 type BucketCredential struct {
 	pulumi.CustomResourceState
 
-	// Public half of the pair; also the resource id. Stable across regenerations.
+	// Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
 	AccessKeyId pulumi.StringOutput `pulumi:"accessKeyId"`
-	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
 	Active pulumi.BoolOutput `pulumi:"active"`
 	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId pulumi.StringOutput `pulumi:"bucketId"`
@@ -86,8 +86,10 @@ type BucketCredential struct {
 	RotateWhenChanged pulumi.StringMapOutput `pulumi:"rotateWhenChanged"`
 	// The S3 endpoint (`cloudplatform:s3Url`).
 	S3Endpoint pulumi.StringOutput `pulumi:"s3Endpoint"`
-	// Secret half (a Pulumi secret); an imported credential has none until rotated.
+	// Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
 	SecretAccessKey pulumi.StringPtrOutput `pulumi:"secretAccessKey"`
+	// Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
+	SecretKnown pulumi.BoolOutput `pulumi:"secretKnown"`
 }
 
 // NewBucketCredential registers a new resource with the given unique name, arguments, and options.
@@ -105,6 +107,7 @@ func NewBucketCredential(ctx *pulumi.Context,
 	})
 	opts = append(opts, secrets)
 	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
+		"accessKeyId",
 		"bucketId",
 	})
 	opts = append(opts, replaceOnChanges)
@@ -141,7 +144,9 @@ func (BucketCredentialState) ElementType() reflect.Type {
 }
 
 type bucketCredentialArgs struct {
-	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+	// Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+	AccessKeyId *string `pulumi:"accessKeyId"`
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
 	Active *bool `pulumi:"active"`
 	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId string `pulumi:"bucketId"`
@@ -151,7 +156,9 @@ type bucketCredentialArgs struct {
 
 // The set of arguments for constructing a BucketCredential resource.
 type BucketCredentialArgs struct {
-	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+	// Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+	AccessKeyId pulumi.StringPtrInput
+	// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
 	Active pulumi.BoolPtrInput
 	// The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
 	BucketId pulumi.StringInput
@@ -246,12 +253,12 @@ func (o BucketCredentialOutput) ToBucketCredentialOutputWithContext(ctx context.
 	return o
 }
 
-// Public half of the pair; also the resource id. Stable across regenerations.
+// Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
 func (o BucketCredentialOutput) AccessKeyId() pulumi.StringOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.AccessKeyId }).(pulumi.StringOutput)
 }
 
-// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+// False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
 func (o BucketCredentialOutput) Active() pulumi.BoolOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.BoolOutput { return v.Active }).(pulumi.BoolOutput)
 }
@@ -286,9 +293,14 @@ func (o BucketCredentialOutput) S3Endpoint() pulumi.StringOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringOutput { return v.S3Endpoint }).(pulumi.StringOutput)
 }
 
-// Secret half (a Pulumi secret); an imported credential has none until rotated.
+// Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
 func (o BucketCredentialOutput) SecretAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretAccessKey }).(pulumi.StringPtrOutput)
+}
+
+// Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
+func (o BucketCredentialOutput) SecretKnown() pulumi.BoolOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.BoolOutput { return v.SecretKnown }).(pulumi.BoolOutput)
 }
 
 type BucketCredentialArrayOutput struct{ *pulumi.OutputState }

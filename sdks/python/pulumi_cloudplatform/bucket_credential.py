@@ -20,16 +20,20 @@ __all__ = ['BucketCredentialArgs', 'BucketCredential']
 class BucketCredentialArgs:
     def __init__(__self__, *,
                  bucket_id: pulumi.Input[_builtins.str],
+                 access_key_id: pulumi.Input[Optional[_builtins.str]] = None,
                  active: pulumi.Input[Optional[_builtins.bool]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None):
         """
         The set of arguments for constructing a BucketCredential resource.
 
         :param pulumi.Input[_builtins.str] bucket_id: The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
-        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        :param pulumi.Input[_builtins.str] access_key_id: Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
         pulumi.set(__self__, "bucket_id", bucket_id)
+        if access_key_id is not None:
+            pulumi.set(__self__, "access_key_id", access_key_id)
         if active is not None:
             pulumi.set(__self__, "active", active)
         if rotate_when_changed is not None:
@@ -48,10 +52,22 @@ class BucketCredentialArgs:
         pulumi.set(self, "bucket_id", value)
 
     @_builtins.property
+    @pulumi.getter(name="accessKeyId")
+    def access_key_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+        """
+        return pulumi.get(self, "access_key_id")
+
+    @access_key_id.setter
+    def access_key_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "access_key_id", value)
+
+    @_builtins.property
     @pulumi.getter
     def active(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
         """
         return pulumi.get(self, "active")
 
@@ -78,12 +94,13 @@ class BucketCredential(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 access_key_id: pulumi.Input[Optional[_builtins.str]] = None,
                  active: pulumi.Input[Optional[_builtins.bool]] = None,
                  bucket_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
-        An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+        An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. `accessKeyId` takes over an existing credential instead of creating one. The secret cannot be read back: a credential taken over or imported has none (`secretKnown: false`) until rotated.
 
         ## Example Usage
         ### An S3 key pair for one bucket, its secret rotated on demand
@@ -122,7 +139,8 @@ class BucketCredential(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        :param pulumi.Input[_builtins.str] access_key_id: Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
+        :param pulumi.Input[_builtins.bool] active: False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
         :param pulumi.Input[_builtins.str] bucket_id: The bucket the credential reaches (and only that bucket). Changing it replaces the credential.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map regenerates the secret in place: same `accessKeyId`, new `secretAccessKey`, the old secret stops working at once.
         """
@@ -133,7 +151,7 @@ class BucketCredential(pulumi.CustomResource):
                  args: BucketCredentialArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. The secret cannot be read back: an imported credential has none until rotated.
+        An S3 key pair scoped to one bucket. `active` switches it on and off in place; a `rotateWhenChanged` change regenerates the secret in place. `accessKeyId` takes over an existing credential instead of creating one. The secret cannot be read back: a credential taken over or imported has none (`secretKnown: false`) until rotated.
 
         ## Example Usage
         ### An S3 key pair for one bucket, its secret rotated on demand
@@ -185,6 +203,7 @@ class BucketCredential(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 access_key_id: pulumi.Input[Optional[_builtins.str]] = None,
                  active: pulumi.Input[Optional[_builtins.bool]] = None,
                  bucket_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
@@ -197,20 +216,21 @@ class BucketCredential(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = BucketCredentialArgs.__new__(BucketCredentialArgs)
 
+            __props__.__dict__["access_key_id"] = access_key_id
             __props__.__dict__["active"] = active
             if bucket_id is None and not opts.urn:
                 raise TypeError("Missing required property 'bucket_id'")
             __props__.__dict__["bucket_id"] = bucket_id
             __props__.__dict__["rotate_when_changed"] = rotate_when_changed
-            __props__.__dict__["access_key_id"] = None
             __props__.__dict__["bucket_name"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["region"] = None
             __props__.__dict__["s3_endpoint"] = None
             __props__.__dict__["secret_access_key"] = None
+            __props__.__dict__["secret_known"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["secretAccessKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["bucketId"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["accessKeyId", "bucketId"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(BucketCredential, __self__).__init__(
             'cloudplatform:index:BucketCredential',
@@ -243,13 +263,14 @@ class BucketCredential(pulumi.CustomResource):
         __props__.__dict__["rotate_when_changed"] = None
         __props__.__dict__["s3_endpoint"] = None
         __props__.__dict__["secret_access_key"] = None
+        __props__.__dict__["secret_known"] = None
         return BucketCredential(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
     @pulumi.getter(name="accessKeyId")
     def access_key_id(self) -> pulumi.Output[_builtins.str]:
         """
-        Public half of the pair; also the resource id. Stable across regenerations.
+        Public half of the pair; also the resource id. Stable across regenerations. Set it to take over an existing credential of `bucketId` instead of creating one: it is kept as it is, secret included, and `secretKnown` is false until `rotateWhenChanged` regenerates it. Changing it replaces the resource.
         """
         return pulumi.get(self, "access_key_id")
 
@@ -257,7 +278,7 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter
     def active(self) -> pulumi.Output[_builtins.bool]:
         """
-        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh.
+        False deactivates the credential in place (it is kept, but S3 refuses it); true activates it again. A credential deactivated outside Pulumi shows up as drift on refresh. Left out on a credential taken over with `accessKeyId`: it stays as it is.
         """
         return pulumi.get(self, "active")
 
@@ -313,7 +334,15 @@ class BucketCredential(pulumi.CustomResource):
     @pulumi.getter(name="secretAccessKey")
     def secret_access_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Secret half (a Pulumi secret); an imported credential has none until rotated.
+        Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
         """
         return pulumi.get(self, "secret_access_key")
+
+    @_builtins.property
+    @pulumi.getter(name="secretKnown")
+    def secret_known(self) -> pulumi.Output[_builtins.bool]:
+        """
+        Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
+        """
+        return pulumi.get(self, "secret_known")
 

@@ -47,6 +47,67 @@ type Params struct {
 	ImportBucketID     string `json:"importBucketId"`
 	ImportBucketName   string `json:"importBucketName"`
 	ImportCredentialID string `json:"importCredentialId"`
+	// The objects of an import file (cloudplatform-import), each imported with the `import` resource
+	// option, the engine step `pulumi import --file` runs, and declared with the inputs that state
+	// it as it is. When set, the program declares these and nothing else.
+	Imports []Imported `json:"imports"`
+}
+
+// Imported is one object of an import file, and what declares it.
+type Imported struct {
+	Type string `json:"type"` // DnsZone, Bucket, BucketCredential
+	Name string `json:"name"`
+	ID   string `json:"id"`
+	// A zone's or a bucket's name; a bucket's storage class.
+	ObjectName   string `json:"objectName"`
+	StorageClass string `json:"storageClass"`
+	// A credential's bucket: by its name among the imports (its BucketId output), else by id.
+	Bucket      string `json:"bucket"`
+	BucketID    string `json:"bucketId"`
+	AccessKeyID string `json:"accessKeyId"`
+	Active      *bool  `json:"active"`
+}
+
+// imported declares the objects of an import file.
+func imported(ctx *pulumi.Context, imports []Imported) error {
+	buckets := map[string]*cloudplatform.Bucket{}
+	for _, o := range imports {
+		opt := pulumi.Import(pulumi.ID(o.ID))
+		switch o.Type {
+		case "DnsZone":
+			if _, err := cloudplatform.NewDnsZone(ctx, o.Name, &cloudplatform.DnsZoneArgs{
+				Name: pulumi.String(o.ObjectName),
+			}, opt); err != nil {
+				return err
+			}
+		case "Bucket":
+			b, err := cloudplatform.NewBucket(ctx, o.Name, &cloudplatform.BucketArgs{
+				Name:         pulumi.String(o.ObjectName),
+				StorageClass: pulumi.String(o.StorageClass),
+			}, opt)
+			if err != nil {
+				return err
+			}
+			buckets[o.Name] = b
+		case "BucketCredential":
+			args := &cloudplatform.BucketCredentialArgs{
+				BucketId:    pulumi.String(o.BucketID),
+				AccessKeyId: pulumi.String(o.AccessKeyID),
+			}
+			if b, ok := buckets[o.Bucket]; ok {
+				args.BucketId = b.BucketId
+			}
+			if o.Active != nil {
+				args.Active = pulumi.Bool(*o.Active)
+			}
+			if _, err := cloudplatform.NewBucketCredential(ctx, o.Name, args, opt); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown type %q", o.Type)
+		}
+	}
+	return nil
 }
 
 // Answer is one JSON line on stdout.
@@ -59,6 +120,9 @@ type Answer struct {
 
 func program(p Params) pulumi.RunFunc {
 	return func(ctx *pulumi.Context) error {
+		if len(p.Imports) > 0 {
+			return imported(ctx, p.Imports)
+		}
 		key, err := cloudplatform.NewApiKey(ctx, "project-key", &cloudplatform.ApiKeyArgs{
 			RotateWhenChanged: pulumi.StringMap{"rotation": pulumi.String(p.KeyRotation)},
 		})

@@ -41,7 +41,14 @@ function callRunner<T>(request: object): Promise<T> {
   });
 }
 
-/** A stack of one example, with its own file:// backend, deployed against one emulator. */
+export interface ExampleOptions {
+  /** The folder holding the example's folder, when not examples/ (a program a test wrote). */
+  readonly sourceRoot?: string;
+  /** The file:// backend and PULUMI_HOME to share with other stacks (runner.mts `engineEnv`); default: its own. */
+  readonly stateDir?: string;
+}
+
+/** A stack of one example, with its own file:// backend (or a shared one), deployed against one emulator. */
 export class ExampleStack {
   private loggedIn: { env: Record<string, string> } | undefined;
 
@@ -50,19 +57,21 @@ export class ExampleStack {
     readonly workDir: string,
     private readonly rootDir: string,
     private readonly baseConfig: Config,
+    /** Holds the stack's file:// backend and PULUMI_HOME (runner.mts `engineEnv`). */
+    readonly stateDir: string,
   ) {}
 
-  /** `sourceRoot`: the folder holding the example's folder, when not examples/ (a program a test wrote). */
-  static async create(example: string, baseConfig: Config, sourceRoot?: string): Promise<ExampleStack> {
+  static async create(example: string, baseConfig: Config, options: ExampleOptions = {}): Promise<ExampleStack> {
     const rootDir = await mkdtemp(path.join(os.tmpdir(), `cloudplatform-e2e-${example}-`));
     const prepared = await callRunner<{ workDir?: string; error?: string }>({
       op: "prepare",
       example,
       parentDir: rootDir,
-      ...(sourceRoot === undefined ? {} : { sourceRoot }),
+      ...(options.sourceRoot === undefined ? {} : { sourceRoot: options.sourceRoot }),
     });
     if (!prepared.workDir) throw new Error(`preparing examples/${example} failed: ${prepared.error ?? "no workDir"}`);
-    return new ExampleStack(example, prepared.workDir, rootDir, baseConfig);
+    const stateDir = options.stateDir ?? path.join(rootDir, "state");
+    return new ExampleStack(example, prepared.workDir, rootDir, baseConfig, stateDir);
   }
 
   /** The PULUMI_HOME of this stack's engine (where `pulumi login` saves a backend). */
@@ -87,7 +96,7 @@ export class ExampleStack {
     return callRunner<RunResult>({
       op,
       workDir: this.workDir,
-      stateDir: path.join(this.rootDir, "state"),
+      stateDir: this.stateDir,
       stackName: "e2e",
       config: { ...this.baseConfig, ...config },
       removeConfig,
