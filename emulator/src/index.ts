@@ -181,6 +181,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       s3.handle(req, res),
     ),
   );
+  // The plane sends "100 Continue" itself once a request passed its checks, so that a refused one
+  // (signature, precondition) is answered before its body is sent, as S3 does.
+  s3Server.on("checkContinue", (req, res) => s3Server.emit("request", req, res));
 
   const closeAreas = async (): Promise<void> => {
     await transcription.close();

@@ -17,7 +17,8 @@ export interface Logger {
 
 /** Counts requests per route template ("PUT /{bucket}/{key}"), for GET /_emulator/stats. */
 export interface RouteCounter {
-  count(area: "management" | "s3" | "transcription", route: string, write: boolean): void;
+  /** `bucket`: the bucket an S3 request names in its path, also counted under it. */
+  count(area: "management" | "s3" | "transcription", route: string, write: boolean, bucket?: string): void;
 }
 
 /** What the S3 plane needs from the management state (docs/api-contract.md §7). */

@@ -98,6 +98,8 @@ export async function startPlane(dataDir?: string): Promise<RunningPlane> {
     });
     plane.handle(req, res);
   });
+  // As the emulator mounts it: the plane answers "Expect: 100-continue" itself (src/index.ts).
+  server.on("checkContinue", (req, res) => server.emit("request", req, res));
   const url = await listenOnLoopback(server);
   return {
     url,

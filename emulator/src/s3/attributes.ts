@@ -1,6 +1,7 @@
 /** Object attributes a client sets with headers on PutObject, CopyObject (REPLACE) and multipart create. */
 import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
-import type { Checksums } from "./checksums.js";
+import { isChecksumAlgorithm, type ChecksumAlgorithm, type Checksums, type ChecksumType } from "./checksums.js";
+import { S3Error } from "./errors.js";
 import type { ObjectAttributes } from "./object-store.js";
 
 /** The representation headers S3 stores and returns unchanged. */
@@ -45,8 +46,28 @@ export function attributeHeaders(attributes: ObjectAttributes): OutgoingHttpHead
   return out;
 }
 
-export function checksumHeaders(checksums: Checksums): OutgoingHttpHeaders {
+/** x-amz-checksum-<algorithm> for each checksum, and x-amz-checksum-type when there is one. */
+export function checksumHeaders(object: {
+  readonly checksums: Checksums;
+  readonly checksumType?: ChecksumType;
+}): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [algorithm, value] of Object.entries(checksums)) out[`x-amz-checksum-${algorithm}`] = value;
+  for (const [algorithm, value] of Object.entries(object.checksums)) out[`x-amz-checksum-${algorithm}`] = value;
+  if (Object.keys(out).length > 0) out["x-amz-checksum-type"] = object.checksumType ?? "FULL_OBJECT";
   return out;
+}
+
+/** The algorithm a request names in `header` (x-amz-checksum-algorithm: CRC32, …), if it names one. */
+export function requestedChecksumAlgorithm(req: IncomingMessage, header: string): ChecksumAlgorithm | undefined {
+  const value = req.headers[header];
+  if (typeof value !== "string") return undefined;
+  const algorithm = value.trim().toLowerCase();
+  if (!isChecksumAlgorithm(algorithm)) {
+    throw new S3Error(
+      400,
+      "InvalidRequest",
+      `Checksum algorithm '${value}' is not supported; use CRC32, CRC32C, CRC64NVME, SHA1 or SHA256.`,
+    );
+  }
+  return algorithm;
 }

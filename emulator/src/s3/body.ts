@@ -21,8 +21,18 @@ import type { PayloadProtection } from "./sigv4.js";
 export interface ReceivedBody {
   readonly size: number;
   readonly md5Hex: string;
-  /** Verified additional checksums (base64), by algorithm. */
+  /** Additional checksums (base64), by algorithm: those the client sent, verified, or the policy's. */
   readonly checksums: Checksums;
+}
+
+/** Which checksum a body gets besides the ones its client sends. */
+export interface ChecksumPolicy {
+  /** Computed when the client sends no checksum: S3's default, or a multipart upload's algorithm. */
+  readonly fallback?: ChecksumAlgorithm;
+  /** A multipart upload's algorithm: a part whose client sends another one is refused. */
+  readonly required?: ChecksumAlgorithm;
+  /** The x-amz-checksum-* headers state the object's checksum, not this body's (CompleteMultipartUpload). */
+  readonly headersNameTheObject?: boolean;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -44,9 +54,12 @@ const badDigest = (what: string) =>
   new S3Error(400, "BadDigest", `The ${what} you specified did not match the calculated checksum; resend the object.`);
 
 /** Checksums the client announced, with the value when it came as a header (else it is a trailer). */
-function announcedChecksums(req: IncomingMessage): Map<ChecksumAlgorithm, string | undefined> {
+function announcedChecksums(
+  req: IncomingMessage,
+  headersNameTheObject: boolean,
+): Map<ChecksumAlgorithm, string | undefined> {
   const announced = new Map<ChecksumAlgorithm, string | undefined>();
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const [name, value] of headersNameTheObject ? [] : Object.entries(req.headers)) {
     const m = /^x-amz-checksum-(.+)$/.exec(name);
     if (!m || m[1] === "mode" || m[1] === "type" || m[1] === "algorithm") continue;
     if (!isChecksumAlgorithm(m[1]!)) {
@@ -102,16 +115,29 @@ export async function receiveBody(
   payload: PayloadProtection,
   sink: Writable,
   maxBytes: number,
+  policy: ChecksumPolicy = {},
 ): Promise<ReceivedBody> {
   const chunked = isChunked(payload);
   const declared = declaredLength(req, payload);
   if (declared !== undefined && declared > maxBytes) throw entityTooLarge(maxBytes);
   const md5Expected = expectedMd5(req);
-  const announced = announcedChecksums(req);
+  const announced = announcedChecksums(req, policy.headersNameTheObject === true);
+  const { required } = policy;
+  if (required !== undefined && announced.size > 0 && !announced.has(required)) {
+    throw new S3Error(
+      400,
+      "InvalidRequest",
+      `Checksum Type mismatch occurred, expected checksum Type: ${required}, actual checksum Type: ${[...announced.keys()].join(", ")}; ` +
+        "send the parts with the algorithm the multipart upload was created with.",
+    );
+  }
+  const computedOnly = announced.size === 0 ? policy.fallback : undefined;
 
   const md5 = createHash("md5");
   const sha256 = payload.kind === "sha256" ? createHash("sha256") : undefined;
-  const summers = new Map<ChecksumAlgorithm, Checksummer>([...announced.keys()].map((a) => [a, createChecksummer(a)]));
+  const summers = new Map<ChecksumAlgorithm, Checksummer>(
+    [...announced.keys(), ...(computedOnly ? [computedOnly] : [])].map((a) => [a, createChecksummer(a)]),
+  );
   let size = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
@@ -144,6 +170,10 @@ export async function receiveBody(
   const checksums: Checksums = {};
   for (const [algorithm, summer] of summers) {
     const computed = summer.digest();
+    if (algorithm === computedOnly) {
+      checksums[algorithm] = computed;
+      continue;
+    }
     const claimed = announced.get(algorithm) ?? trailers.get(`x-amz-checksum-${algorithm}`);
     if (claimed === undefined) {
       throw new S3Error(
@@ -163,6 +193,7 @@ export async function receiveToMemory(
   req: IncomingMessage,
   payload: PayloadProtection,
   maxBytes: number,
+  policy: ChecksumPolicy = {},
 ): Promise<{ bytes: Buffer; body: ReceivedBody }> {
   const parts: Buffer[] = [];
   const sink = new Writable({
@@ -171,7 +202,7 @@ export async function receiveToMemory(
       callback();
     },
   });
-  const body = await receiveBody(req, payload, sink, maxBytes);
+  const body = await receiveBody(req, payload, sink, maxBytes, policy);
   return { bytes: Buffer.concat(parts), body };
 }
 
@@ -180,6 +211,7 @@ export async function readSmallBody(
   req: IncomingMessage,
   payload: PayloadProtection,
   maxBytes: number,
+  policy: ChecksumPolicy = {},
 ): Promise<Buffer> {
-  return (await receiveToMemory(req, payload, maxBytes)).bytes;
+  return (await receiveToMemory(req, payload, maxBytes, policy)).bytes;
 }

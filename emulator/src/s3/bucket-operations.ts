@@ -61,6 +61,7 @@ function contentsNode(meta: ObjectMeta, encode: (n: string) => string): XmlNode[
     ["Size", meta.size],
     ["StorageClass", "STANDARD"],
     ...Object.keys(meta.checksums).map((a): XmlNode => ["ChecksumAlgorithm", a.toUpperCase()]),
+    Object.keys(meta.checksums).length > 0 ? ["ChecksumType", meta.checksumType ?? "FULL_OBJECT"] : undefined,
   ];
 }
 

@@ -85,17 +85,18 @@ export function createS3Plane(opts: S3PlaneOptions): S3Plane {
         return;
       }
       const route = resolveRoute(target, req);
-      opts.counter.count("s3", route.template, route.write);
+      opts.counter.count("s3", route.template, route.write, target.bucket);
       const auth = await authenticate(req, target, opts.credentials);
       if (!opts.credentials.bucketExists(target.bucket)) {
         throw new S3Error(404, "NoSuchBucket", "The specified bucket does not exist.", { BucketName: target.bucket });
       }
       if (target.bucket !== auth.bucketName) throw accessDenied();
+      const call: S3Call = { req, res, target, auth, bucket: target.bucket, key: target.key ?? "", store, uploads };
+      await route.preflight?.(call);
       // Only now may a client waiting on "Expect: 100-continue" send its body. Node sends the 100
       // itself when the server has no 'checkContinue' listener; `_sent100` tells whether it did.
       const sent100 = (res as ServerResponse & { _sent100?: boolean })._sent100 === true;
       if (/100-continue/i.test(String(req.headers.expect ?? "")) && !sent100) res.writeContinue();
-      const call: S3Call = { req, res, target, auth, bucket: target.bucket, key: target.key ?? "", store, uploads };
       await route.operation(call);
     } catch (err) {
       if (err instanceof S3Error) {

@@ -1,5 +1,5 @@
 /** One page of a bucket listing (ListObjects v1 and v2 share it). */
-import { compareKeys } from "./object-store.js";
+import { compareKeys, firstIndexAfter } from "./object-store.js";
 
 interface ListQuery {
   readonly prefix: string;
@@ -17,19 +17,6 @@ export interface ListPage {
   readonly last: string | undefined;
 }
 
-/** The first index whose key is after `bound` (or equal to it when `inclusive`). */
-function firstIndex(sorted: readonly string[], bound: string, inclusive: boolean): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = compareKeys(sorted[mid]!, bound);
-    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function listPage(sorted: readonly string[], query: ListQuery): ListPage {
   const { prefix, delimiter, after, maxKeys } = query;
   const keys: string[] = [];
@@ -37,29 +24,40 @@ export function listPage(sorted: readonly string[], query: ListQuery): ListPage 
   let last: string | undefined;
   let count = 0;
   // Start at the later of "after" and the prefix, so a narrow prefix in a big bucket stays cheap.
-  let i = compareKeys(after, prefix) >= 0 ? firstIndex(sorted, after, false) : firstIndex(sorted, prefix, true);
+  let i =
+    compareKeys(after, prefix) >= 0 ? firstIndexAfter(sorted, after, false) : firstIndexAfter(sorted, prefix, true);
   for (; i < sorted.length; i++) {
     const key = sorted[i]!;
     if (!key.startsWith(prefix)) {
       if (compareKeys(key, prefix) > 0) break;
       continue;
     }
-    let item = key;
-    let isPrefix = false;
-    if (delimiter !== "") {
-      const at = key.indexOf(delimiter, prefix.length);
-      if (at >= 0) {
-        item = key.slice(0, at + delimiter.length);
-        isPrefix = true;
-        // A page that ended on this common prefix already reported every key under it.
-        if (item === last || item === after) continue;
-      }
+    const at = delimiter === "" ? -1 : key.indexOf(delimiter, prefix.length);
+    const item = at < 0 ? key : key.slice(0, at + delimiter.length);
+    if (at >= 0) {
+      // Every key under a common prefix rolls up into it: step over them in one binary search, so
+      // that a page costs its own items, not the keys under them.
+      i = endOfRun(sorted, item, i) - 1;
+      // The page that ended on this common prefix reported it.
+      if (item === after) continue;
     }
     if (count === maxKeys) return { keys, commonPrefixes, isTruncated: true, last };
-    if (isPrefix) commonPrefixes.push(item);
+    if (at >= 0) commonPrefixes.push(item);
     else keys.push(item);
     last = item;
     count++;
   }
   return { keys, commonPrefixes, isTruncated: false, last };
+}
+
+/** The first index from `from` on whose key does not start with `prefix` (such keys are contiguous). */
+function endOfRun(sorted: readonly string[], prefix: string, from: number): number {
+  let lo = from;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]!.startsWith(prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

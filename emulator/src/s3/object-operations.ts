@@ -1,34 +1,83 @@
 /** Single-object operations: PutObject, GetObject, HeadObject, DeleteObject, CopyObject, DeleteObjects. */
 import { createHash } from "node:crypto";
 import type { OutgoingHttpHeaders } from "node:http";
-import { attributeHeaders, attributesFromRequest, checksumHeaders } from "./attributes.js";
+import { attributeHeaders, attributesFromRequest, checksumHeaders, requestedChecksumAlgorithm } from "./attributes.js";
 import { readSmallBody } from "./body.js";
 import { headerValue, type Operation, type S3Call } from "./call.js";
+import { createChecksummer, DEFAULT_CHECKSUM, type Checksums } from "./checksums.js";
 import { accessDenied, malformedXml, noSuchKey, S3Error } from "./errors.js";
-import type { NewBytes, ObjectMeta, StoredObject } from "./object-store.js";
+import type { NewBytes, ObjectMeta, StoredObject, WriteCondition } from "./object-store.js";
 import { httpDate, sendXml } from "./respond.js";
 import { commitOrDiscard, copyToTemp, receiveObject, sendFileRange } from "./transfer.js";
 import { parseXmlBody, text, type XmlValue } from "./xml-input.js";
 import type { XmlNode } from "./xml.js";
 
 export const putObject: Operation = async (call) => {
-  const { source, body } = await receiveObject(call);
+  const condition = writeCondition(call);
+  const { source, body } = await receiveObject(call, { fallback: DEFAULT_CHECKSUM });
   const meta = await commitOrDiscard(source, () =>
-    call.store.commit(call.bucket, call.key, source, {
-      ...attributesFromRequest(call.req),
-      etag: `"${body.md5Hex}"`,
-      size: body.size,
-      checksums: body.checksums,
-    }),
+    call.store.commit(
+      call.bucket,
+      call.key,
+      source,
+      {
+        ...attributesFromRequest(call.req),
+        etag: `"${body.md5Hex}"`,
+        size: body.size,
+        checksums: body.checksums,
+        checksumType: "FULL_OBJECT",
+      },
+      condition,
+    ),
   );
-  call.res.writeHead(200, { etag: meta.etag, ...checksumHeaders(meta.checksums), "content-length": 0 });
+  call.res.writeHead(200, { etag: meta.etag, ...checksumHeaders(meta), "content-length": 0 });
   call.res.end();
+};
+
+/**
+ * Refuses a conditional PutObject before its body is read (and before a client that waits on
+ * "Expect: 100-continue" sends it) when the object already says no. The answer that counts is the
+ * one the commit gives under the bucket's lock: another write may land meanwhile.
+ */
+export const putObjectPreflight: Operation = async (call) => {
+  const condition = writeCondition(call);
+  condition?.(await call.store.head(call.bucket, call.key));
 };
 
 const stripQuotes = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"|"$/g, "");
 
 function etagMatches(list: string, etag: string): boolean {
   return list.split(",").some((candidate) => candidate.trim() === "*" || stripQuotes(candidate) === stripQuotes(etag));
+}
+
+const preconditionFailed = (condition: string) =>
+  new S3Error(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold.", {
+    Condition: condition,
+  });
+
+/**
+ * S3's conditional writes (PutObject, CompleteMultipartUpload): `If-None-Match: *` writes only when
+ * the key holds no object (what lock files need), `If-Match: <etag>` only over that very object
+ * (404 NoSuchKey when there is none). Undefined when the request sets neither.
+ */
+export function writeCondition(call: S3Call): WriteCondition | undefined {
+  const ifNoneMatch = headerValue(call.req, "if-none-match");
+  const ifMatch = headerValue(call.req, "if-match");
+  if (ifNoneMatch === undefined && ifMatch === undefined) return undefined;
+  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== "*") {
+    throw new S3Error(
+      501,
+      "NotImplemented",
+      "A header you provided implies functionality that is not implemented: on a write, If-None-Match takes only '*'.",
+    );
+  }
+  return (current) => {
+    if (ifNoneMatch !== undefined && current !== undefined) throw preconditionFailed("If-None-Match");
+    if (ifMatch !== undefined) {
+      if (current === undefined) throw noSuchKey(call.key);
+      if (!etagMatches(ifMatch, current.etag)) throw preconditionFailed("If-Match");
+    }
+  };
 }
 
 const seconds = (date: string | Date) => Math.floor(new Date(date).getTime() / 1000);
@@ -98,7 +147,7 @@ function objectHeaders(call: S3Call, meta: ObjectMeta, fullObject: boolean): Out
   };
   if (meta.partsCount !== undefined) headers["x-amz-mp-parts-count"] = meta.partsCount;
   if (fullObject && headerValue(call.req, "x-amz-checksum-mode")?.toUpperCase() === "ENABLED") {
-    Object.assign(headers, checksumHeaders(meta.checksums));
+    Object.assign(headers, checksumHeaders(meta));
   }
   for (const [param, header] of RESPONSE_OVERRIDES) {
     const value = call.target.query.get(param);
@@ -147,8 +196,18 @@ async function serveObject(call: S3Call, head: boolean): Promise<void> {
 export const getObject: Operation = (call) => serveObject(call, false);
 export const headObject: Operation = (call) => serveObject(call, true);
 
+/** With `If-Match`, deletes only that very object; a key already gone is still a success (S3). */
 export const deleteObject: Operation = async (call) => {
-  await call.store.delete(call.bucket, call.key);
+  const ifMatch = headerValue(call.req, "if-match");
+  await call.store.delete(
+    call.bucket,
+    call.key,
+    ifMatch === undefined
+      ? undefined
+      : (current) => {
+          if (current !== undefined && !etagMatches(ifMatch, current.etag)) throw preconditionFailed("If-Match");
+        },
+  );
   call.res.writeHead(204);
   call.res.end();
 };
@@ -190,9 +249,15 @@ export async function openCopySource(call: S3Call): Promise<StoredObject> {
 
 export const copyObject: Operation = async (call) => {
   const replace = headerValue(call.req, "x-amz-metadata-directive")?.toUpperCase() === "REPLACE";
+  const requested = requestedChecksumAlgorithm(call.req, "x-amz-checksum-algorithm");
   const stored = await openCopySource(call);
   const source = stored.meta;
-  let copied: { source: NewBytes; md5Hex: string; size: number };
+  // The copy keeps the source's checksum of all its bytes; it gets one computed when the request
+  // asks for an algorithm, or when the source had none (S3's default) or only a composite one.
+  const kept =
+    requested === undefined && source.checksumType !== "COMPOSITE" && Object.keys(source.checksums).length > 0;
+  const algorithm = kept ? undefined : (requested ?? DEFAULT_CHECKSUM);
+  let copied: { source: NewBytes; md5Hex: string; size: number; checksums: Checksums };
   try {
     if (source.key === call.key && !replace) {
       throw new S3Error(
@@ -202,14 +267,17 @@ export const copyObject: Operation = async (call) => {
       );
     }
     if (stored.bytes) {
+      const summer = algorithm === undefined ? undefined : createChecksummer(algorithm);
+      summer?.update(stored.bytes);
       copied = {
         source: { bytes: stored.bytes },
         md5Hex: createHash("md5").update(stored.bytes).digest("hex"),
         size: stored.bytes.length,
+        checksums: summer === undefined ? {} : { [algorithm!]: summer.digest() },
       };
     } else {
-      const { tempFile, md5Hex, size } = await copyToTemp(call, stored, 0, Math.max(0, source.size - 1));
-      copied = { source: { tempFile }, md5Hex, size };
+      const { tempFile, ...rest } = await copyToTemp(call, stored, 0, Math.max(0, source.size - 1), algorithm);
+      copied = { source: { tempFile }, ...rest };
     }
   } finally {
     await stored.file?.close();
@@ -217,20 +285,28 @@ export const copyObject: Operation = async (call) => {
   const attributes = replace
     ? attributesFromRequest(call.req)
     : { contentType: source.contentType, headers: source.headers, userMetadata: source.userMetadata };
+  const checksums = kept ? source.checksums : copied.checksums;
   const meta = await commitOrDiscard(copied.source, () =>
     call.store.commit(call.bucket, call.key, copied.source, {
       ...attributes,
       etag: `"${copied.md5Hex}"`,
       size: copied.size,
-      // Same bytes, same full-object checksums; a multipart source only had per-part ones.
-      checksums: source.partsCount === undefined ? source.checksums : {},
+      checksums,
+      checksumType: "FULL_OBJECT",
     }),
   );
   sendXml(call.res, 200, "CopyObjectResult", [
     ["LastModified", meta.lastModified],
     ["ETag", meta.etag],
+    ...checksumElements(meta),
   ]);
 };
+
+/** The ChecksumCRC32 (…) and ChecksumType elements S3 adds to a write's XML answer. */
+export function checksumElements(object: { readonly checksums: Checksums; readonly checksumType?: string }): XmlNode[] {
+  const elements = Object.entries(object.checksums).map(([a, v]): XmlNode => [`Checksum${a.toUpperCase()}`, v]);
+  return elements.length > 0 ? [...elements, ["ChecksumType", object.checksumType ?? "FULL_OBJECT"]] : [];
+}
 
 const MAX_DELETE_KEYS = 1000;
 

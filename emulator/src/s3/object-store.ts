@@ -12,7 +12,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import type { Checksums } from "./checksums.js";
+import type { Checksums, ChecksumType } from "./checksums.js";
 
 /** What the client chose about an object (kept across copies unless replaced). */
 export interface ObjectAttributes {
@@ -31,6 +31,8 @@ export interface ObjectMeta extends ObjectAttributes {
   readonly etag: string;
   readonly size: number;
   readonly checksums: Checksums;
+  /** How `checksums` covers the object; absent (objects stored before it was kept) means FULL_OBJECT. */
+  readonly checksumType?: ChecksumType;
   /** ISO 8601 */
   readonly lastModified: string;
   readonly partsCount?: number;
@@ -48,6 +50,12 @@ export type StoredObject =
 
 /** Where a committed object's bytes come from: a verified temp file, or (small objects) memory. */
 export type NewBytes = { readonly tempFile: string } | { readonly bytes: Buffer };
+
+/**
+ * A conditional write's test of the object it would replace (undefined: none), run under the
+ * bucket's lock right before the write becomes visible; it throws to refuse the write.
+ */
+export type WriteCondition = (current: ObjectMeta | undefined) => void;
 
 // Enough for any sidecar's JSON line (a 1 KiB key, 2 KiB of user metadata), so that loading an
 // index reads one block per object, not the inline bytes after it.
@@ -104,11 +112,18 @@ export class ObjectStore {
   }
 
   /**
-   * Makes `source` visible as `key`. Only the step that makes the object visible (the sidecar's
-   * rename and the index entry) holds the bucket's lock: moving the bytes and writing the sidecar
-   * touch files no one else names, so concurrent puts overlap there.
+   * Makes `source` visible as `key`, if `condition` (a conditional write's) holds then. Only the step
+   * that makes the object visible (the condition, the sidecar's rename and the index entry) holds the
+   * bucket's lock: moving the bytes and writing the sidecar touch files no one else names, so
+   * concurrent puts overlap there, and of concurrent writes that require the key absent, one wins.
    */
-  async commit(bucket: string, key: string, source: NewBytes, object: NewObject): Promise<ObjectMeta> {
+  async commit(
+    bucket: string,
+    key: string,
+    source: NewBytes,
+    object: NewObject,
+    condition?: WriteCondition,
+  ): Promise<ObjectMeta> {
     const dir = this.bucketDir(bucket);
     // Loading an index removes data files no sidecar names: it must be done before ours lands there.
     await this.index(bucket);
@@ -132,9 +147,10 @@ export class ObjectStore {
         // The bucket may have been dropped meanwhile (deleted on the management API): then the
         // rename fails and the put fails, as if it had come after the delete.
         const index = await this.index(bucket);
-        await rename(sidecarTemp, this.sidecarPath(bucket, key));
         const replaced = index.objects.get(key);
-        if (replaced === undefined) index.sorted = undefined;
+        condition?.(replaced);
+        await rename(sidecarTemp, this.sidecarPath(bucket, key));
+        if (replaced === undefined) insertSorted(index, key);
         index.objects.set(key, meta);
         return replaced;
       });
@@ -191,15 +207,16 @@ export class ObjectStore {
     return undefined;
   }
 
-  /** Deletes `key`; true when it existed. */
-  async delete(bucket: string, key: string): Promise<boolean> {
+  /** Deletes `key` if `condition` holds for it; true when it existed. */
+  async delete(bucket: string, key: string, condition?: WriteCondition): Promise<boolean> {
     return this.withBucketLock(bucket, async () => {
       const index = await this.index(bucket);
       const meta = index.objects.get(key);
+      condition?.(meta);
       if (!meta) return false;
       await rm(this.sidecarPath(bucket, key), { force: true });
       index.objects.delete(key);
-      index.sorted = undefined;
+      removeSorted(index, key);
       if (meta.dataFile !== undefined) await rm(join(this.bucketDir(bucket), "data", meta.dataFile), { force: true });
       return true;
     });
@@ -276,7 +293,51 @@ async function readSidecarMeta(path: string): Promise<ObjectMeta> {
   return JSON.parse(text.toString("utf8", 0, newline < 0 ? text.length : newline)) as ObjectMeta;
 }
 
-/** S3 lists keys in the byte order of their UTF-8 encoding. */
+/**
+ * Keeps a built listing order up to date as keys come and go: a binary search and one move of the
+ * array, instead of sorting the whole bucket again at the next listing (a put of a new key between
+ * listings, as a state backend's lock does, would otherwise cost a sort of every key each time).
+ */
+function insertSorted(index: BucketIndex, key: string): void {
+  if (index.sorted === undefined) return;
+  index.sorted.splice(firstIndexAfter(index.sorted, key, true), 0, key);
+}
+
+function removeSorted(index: BucketIndex, key: string): void {
+  if (index.sorted === undefined) return;
+  const at = firstIndexAfter(index.sorted, key, true);
+  if (index.sorted[at] === key) index.sorted.splice(at, 1);
+}
+
+/** The first index of `sorted` whose key is after `bound` (or equal to it when `inclusive`). */
+export function firstIndexAfter(sorted: readonly string[], bound: string, inclusive: boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareKeys(sorted[mid]!, bound);
+    if (c < 0 || (c === 0 && !inclusive)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * S3 lists keys in the byte order of their UTF-8 encoding, which is the order of code points. UTF-16
+ * code units have that order too, except that a surrogate (half of a code point above U+FFFF) sorts
+ * below U+E000–U+FFFF: moving the surrogates above them gives code point order without encoding.
+ */
 export function compareKeys(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit <= 0xdfff ? unit + 0x2000 : unit - 0x800;
 }

@@ -23,7 +23,15 @@ import {
   uploadPart,
   uploadPartCopy,
 } from "./multipart-operations.js";
-import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject } from "./object-operations.js";
+import {
+  copyObject,
+  deleteObject,
+  deleteObjects,
+  getObject,
+  headObject,
+  putObject,
+  putObjectPreflight,
+} from "./object-operations.js";
 import type { RequestTarget } from "./target.js";
 
 export interface Route {
@@ -31,6 +39,8 @@ export interface Route {
   readonly template: string;
   readonly write: boolean;
   readonly operation: Operation;
+  /** Checks that may refuse the request before a client waiting on "Expect: 100-continue" sends its body. */
+  readonly preflight?: Operation;
 }
 
 const UNSUPPORTED = [
@@ -114,7 +124,9 @@ export function resolveRoute(target: RequestTarget, req: IncomingMessage): Route
           ? route(method, `${o}?partNumber&uploadId (copy)`, uploadPartCopy)
           : route(method, `${o}?partNumber&uploadId`, uploadPart);
       }
-      return copy ? route(method, `${o} (copy)`, copyObject) : route(method, o, putObject);
+      return copy
+        ? route(method, `${o} (copy)`, copyObject)
+        : { ...route(method, o, putObject), preflight: putObjectPreflight };
     case "GET":
       return q.has("uploadId") ? route(method, `${o}?uploadId`, listParts) : route(method, o, getObject);
     case "HEAD":

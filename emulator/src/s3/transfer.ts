@@ -5,8 +5,9 @@ import { rm, writeFile, type FileHandle } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { declaredLength, receiveBody, receiveToMemory, type ReceivedBody } from "./body.js";
+import { declaredLength, receiveBody, receiveToMemory, type ChecksumPolicy, type ReceivedBody } from "./body.js";
 import type { S3Call } from "./call.js";
+import { createChecksummer, type ChecksumAlgorithm, type Checksums } from "./checksums.js";
 import { INLINE_MAX_BYTES, type NewBytes, type StoredObject } from "./object-store.js";
 
 /** The largest single PUT (object or part) S3 accepts. */
@@ -23,18 +24,24 @@ export const FILE_BUFFER_BYTES = 1024 * 1024;
  * Receives and verifies a PutObject body: into memory when it declares at most INLINE_MAX_BYTES (the
  * store then keeps it in its sidecar), else into a temp file. The caller commits or discards it.
  */
-export async function receiveObject(call: S3Call): Promise<{ source: NewBytes; body: ReceivedBody }> {
+export async function receiveObject(
+  call: S3Call,
+  policy: ChecksumPolicy,
+): Promise<{ source: NewBytes; body: ReceivedBody }> {
   const declared = declaredLength(call.req, call.auth.payload);
   if (declared !== undefined && declared <= INLINE_MAX_BYTES) {
-    const { bytes, body } = await receiveToMemory(call.req, call.auth.payload, INLINE_MAX_BYTES);
+    const { bytes, body } = await receiveToMemory(call.req, call.auth.payload, INLINE_MAX_BYTES, policy);
     return { source: { bytes }, body };
   }
-  const { tempFile, body } = await receiveToTemp(call);
+  const { tempFile, body } = await receiveToTemp(call, policy);
   return { source: { tempFile }, body };
 }
 
 /** Receives and verifies the request body into a temp file; the caller commits or removes it. */
-export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; body: ReceivedBody }> {
+export async function receiveToTemp(
+  call: S3Call,
+  policy: ChecksumPolicy,
+): Promise<{ tempFile: string; body: ReceivedBody }> {
   const tempFile = call.store.tempPath();
   try {
     const body = await receiveBody(
@@ -42,6 +49,7 @@ export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; b
       call.auth.payload,
       createWriteStream(tempFile, { highWaterMark: FILE_BUFFER_BYTES }),
       MAX_PUT_BYTES,
+      policy,
     );
     return { tempFile, body };
   } catch (err) {
@@ -50,34 +58,42 @@ export async function receiveToTemp(call: S3Call): Promise<{ tempFile: string; b
   }
 }
 
-/** Copies bytes [start, end] of a stored object into a temp file; returns it with the MD5 of what was copied. */
+/**
+ * Copies bytes [start, end] of a stored object into a temp file; returns it with the MD5 of what was
+ * copied and its `algorithm` checksum, when one is asked for.
+ */
 export async function copyToTemp(
   call: S3Call,
   stored: StoredObject,
   start: number,
   end: number,
-): Promise<{ tempFile: string; md5Hex: string; size: number }> {
+  algorithm?: ChecksumAlgorithm,
+): Promise<{ tempFile: string; md5Hex: string; size: number; checksums: Checksums }> {
   const tempFile = call.store.tempPath();
   const md5 = createHash("md5");
+  const summer = algorithm === undefined ? undefined : createChecksummer(algorithm);
+  const checksums = (): Checksums => (algorithm === undefined ? {} : { [algorithm]: summer!.digest() });
   let size = 0;
   try {
     if (stored.bytes) {
       const bytes = stored.bytes.subarray(start, end + 1);
       await writeFile(tempFile, bytes);
-      return { tempFile, md5Hex: md5.update(bytes).digest("hex"), size: bytes.length };
+      summer?.update(bytes);
+      return { tempFile, md5Hex: md5.update(bytes).digest("hex"), size: bytes.length, checksums: checksums() };
     }
     await pipeline(
       stored.file.createReadStream({ start, end, autoClose: false }),
       new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           md5.update(chunk);
+          summer?.update(chunk);
           size += chunk.length;
           callback(null, chunk);
         },
       }),
       createWriteStream(tempFile),
     );
-    return { tempFile, md5Hex: md5.digest("hex"), size };
+    return { tempFile, md5Hex: md5.digest("hex"), size, checksums: checksums() };
   } catch (err) {
     await rm(tempFile, { force: true });
     throw err;

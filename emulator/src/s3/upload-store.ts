@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Checksums } from "./checksums.js";
+import type { ChecksumAlgorithm, Checksums, ChecksumType } from "./checksums.js";
 import type { ObjectAttributes, ObjectStore } from "./object-store.js";
 
 export interface UploadRecord {
@@ -17,6 +17,8 @@ export interface UploadRecord {
   /** ISO 8601 */
   readonly initiated: string;
   readonly attributes: ObjectAttributes;
+  /** The checksum the client chose at creation; without one, the object gets S3's default. */
+  readonly checksum?: { readonly algorithm: ChecksumAlgorithm; readonly type: ChecksumType };
 }
 
 export interface PartMeta {
@@ -47,12 +49,18 @@ export class UploadStore {
     return this.objects.withBucketLock(`${bucket}\u0000${uploadId}`, task);
   }
 
-  async create(bucket: string, key: string, attributes: ObjectAttributes): Promise<UploadRecord> {
+  async create(
+    bucket: string,
+    key: string,
+    attributes: ObjectAttributes,
+    checksum?: UploadRecord["checksum"],
+  ): Promise<UploadRecord> {
     const record: UploadRecord = {
       uploadId: randomBytes(16).toString("hex"),
       key,
       initiated: new Date().toISOString(),
       attributes,
+      ...(checksum ? { checksum } : {}),
     };
     const dir = this.uploadDir(bucket, record.uploadId);
     await mkdir(dir, { recursive: true });

@@ -2,11 +2,35 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { malformedXml } from "./errors.js";
 
+const PREDEFINED: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+/**
+ * Replaces XML's references in one pass: the five predefined entities and character references.
+ * Go's encoding/xml writes `"` as `&#34;` (an ETag in CompleteMultipartUpload), and a key may hold
+ * any character as `&#xD;`; the parser's own decoding knows only the named ones. One pass, so that
+ * `&amp;#34;` stays the text `&#34;`.
+ */
+function decodeReferences(text: string): string {
+  return text.replace(/&([^;&\s]*);?/g, (reference: string, name: string) => {
+    if (!reference.endsWith(";")) throw malformedXml("an '&' does not start an entity or character reference");
+    const named = PREDEFINED[name];
+    if (named !== undefined) return named;
+    const m = /^#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}))$/.exec(name);
+    const code = m ? (m[1] !== undefined ? parseInt(m[1], 16) : Number(m[2])) : NaN;
+    if (!(code >= 0 && code <= 0x10ffff) || (code >= 0xd800 && code <= 0xdfff)) {
+      throw malformedXml(`'${reference}' is not a reference XML defines`);
+    }
+    return String.fromCodePoint(code);
+  });
+}
+
 const parser = new XMLParser({
   ignoreAttributes: true,
   parseTagValue: false,
   // Keys may begin or end with spaces; they must survive parsing.
   trimValues: false,
+  processEntities: false,
+  tagValueProcessor: (_name, value) => decodeReferences(value),
   isArray: (name) => name === "Object" || name === "Part",
 });
 
