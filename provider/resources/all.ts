@@ -6,6 +6,7 @@ import type { AnyCore } from "../contract.js";
 import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";
+import { bucketObjectCore } from "./bucket-object/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
 import { transcriptCore } from "./transcript/core.js";
 
@@ -15,4 +16,5 @@ export const cores: readonly AnyCore[] = [
   bucketCore,
   bucketCredentialCore,
   transcriptCore,
+  bucketObjectCore,
 ] as unknown as readonly AnyCore[];
