@@ -8,6 +8,7 @@ import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";
 import { bucketObjectCore } from "./bucket-object/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
+import { syncedFolderCore } from "./synced-folder/core.js";
 import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
@@ -17,4 +18,5 @@ export const cores: readonly AnyCore[] = [
   bucketCredentialCore,
   transcriptCore,
   bucketObjectCore,
+  syncedFolderCore,
 ] as unknown as readonly AnyCore[];
