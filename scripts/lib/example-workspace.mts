@@ -16,6 +16,8 @@ const log = (message: string): void => void process.stderr.write(`[examples] ${m
 
 /** Files of an example that make up the program (stack files and installs are per copy). */
 const exampleFiles = ["Pulumi.yaml", "package.json", "tsconfig.json", "index.ts"];
+/** Folders of content an example deploys (examples/site's `www`), copied when present. */
+const exampleFolders = ["www"];
 
 async function exists(file: string): Promise<boolean> {
   return stat(file).then(
@@ -141,6 +143,10 @@ export async function prepareExample(
   const nodeModules = await exampleDependencies();
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
   for (const file of exampleFiles) await cp(path.join(source, file), path.join(workDir, file));
+  for (const folder of exampleFolders) {
+    if (await exists(path.join(source, folder)))
+      await cp(path.join(source, folder), path.join(workDir, folder), { recursive: true });
+  }
   await symlink(nodeModules, path.join(workDir, "node_modules"), "dir");
   await compileEntry(workDir, nodeModules);
   return { workDir, projectName: await readProjectName(workDir) };
