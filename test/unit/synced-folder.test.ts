@@ -15,7 +15,7 @@ import { describePlan, normalPrefix, planSync } from "../../provider/resources/s
 import { runSync, type Synced } from "../../provider/resources/synced-folder/sync.js";
 import type { SyncedFolderOutputs } from "../../provider/resources/synced-folder/fields.js";
 import { unknownValue } from "../../provider/vocabulary.js";
-import { ctx, journal, useApi } from "./support.js";
+import { ctx, journal, useApi, type Logged } from "./support.js";
 
 useApi();
 
@@ -165,7 +165,7 @@ describe("diff", () => {
     files({ "a.html": "a" });
     const news = check({}).inputs;
     expect(syncedFolderCore.diff(ctx(), "id", state({ "a.html": entry("a") }), news).changes).toBe(false);
-    const logs: { level: string; message: string }[] = [];
+    const logs: Logged[] = [];
     const d = syncedFolderCore.diff(ctx("www", logs), "id", state({ "a.html": entry("old") }), news);
     expect(d).toMatchObject({ changes: true, replaces: [], changed: ["files"] });
     expect(logs.map((l) => l.message)).toEqual(['Test "www": 0 to add, 1 to change, 0 to delete: ~ a.html']);
@@ -269,7 +269,7 @@ describe("sync", () => {
       .progress("SyncedFolder", "www")
       .append([line("site/a.html", "a", "etag-a"), line("site/b.css", "b", "etag-b"), '["site","cut sho']);
     const synced: Synced = { files: {}, etags: {} };
-    const logs: { level: string; message: string }[] = [];
+    const logs: Logged[] = [];
     await runSync(ctx("www", logs), job(store, local, synced), synced);
     // One listing, then b (changed since), c (not logged) and d (never sent).
     expect(store.counts).toEqual({ ListObjectsV2: 1, PutObject: 3 });
