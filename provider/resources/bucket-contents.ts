@@ -8,6 +8,7 @@ import type { CallContext } from "../contract.js";
 import { registerSecret } from "../redact.js";
 import { isUnknown, type CheckFailure, type Json } from "../vocabulary.js";
 import { openStore, type ObjectStore } from "./bucket-object/api.js";
+import { readS3Error } from "./bucket-object/parse.js";
 import { sha256MetadataKey } from "./bucket-object/fields.js";
 import { bucketNameProblem, stringMap } from "./validate.js";
 
@@ -138,4 +139,22 @@ export async function withStore<T>(
   } finally {
     store.close();
   }
+}
+
+/** S3's codes for a key pair it does not take: unknown, deactivated, a superseded secret, another bucket's. */
+const refusedCodes = new Set(["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"]);
+
+/**
+ * A refresh's read through a key pair S3 refuses (a credential deactivated or rotated outside
+ * Pulumi): nothing can be seen, so the state is kept as it was, with a warning that says so, rather
+ * than failing the whole refresh. Other failures are thrown.
+ */
+export function keptWhenRefused<T>(ctx: CallContext, what: string, err: unknown, state: T): T {
+  const { code } = readS3Error((err as { cause?: unknown } | null)?.cause ?? err);
+  if (code === undefined || !refusedCodes.has(code)) throw err;
+  ctx.log.warn(
+    `cannot read ${what}: S3 refused the key pair (${code}); the state is kept as it was. Pass the current ` +
+      "outputs of an active BucketCredential of the bucket, then refresh again.",
+  );
+  return state;
 }

@@ -13,7 +13,7 @@ import { goneFromState, type ResourceCore } from "../../contract.js";
 import { SourceMissingError } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
-import { withStore } from "../bucket-contents.js";
+import { keptWhenRefused, withStore } from "../bucket-contents.js";
 import { s3Region } from "../bucket/fields.js";
 import {
   copyInPlace,
@@ -115,7 +115,13 @@ const create: BucketObjectCore["create"] = async (ctx, inputs) => {
 };
 
 const read: BucketObjectCore["read"] = async (ctx, id, state) => {
-  const live = await withStore(ctx, state, (store) => headObject(store, state.key));
+  let live;
+  try {
+    live = await withStore(ctx, state, (store) => headObject(store, state.key));
+  } catch (err) {
+    const kept = keptWhenRefused(ctx, `object "${state.key}"`, err, state);
+    return { id, outs: kept, inputs: inputsFrom(bucketObjectTable, kept) };
+  }
   if (live === undefined) return goneFromState(ctx, `object "${state.key}" of bucket "${state.bucket}"`);
   const drifted = live.sha256 !== state.sha256;
   const outs: BucketObjectOutputs = {

@@ -12,7 +12,7 @@ import { PartialCreateError } from "../../errors.js";
 import { diffInputs, inputsFrom } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { isS3NotFound } from "../bucket-object/api.js";
-import { withStore } from "../bucket-contents.js";
+import { keptWhenRefused, withStore } from "../bucket-contents.js";
 import { s3Region } from "../bucket/fields.js";
 import { resolveLocalPath } from "../local-files.js";
 import { deleteKeys, listPrefix } from "./api.js";
@@ -121,7 +121,8 @@ const read: SyncedFolderCore["read"] = async (ctx, id, state) => {
     listed = byPath(await withStore(ctx, state, (store) => listPrefix(store, state.prefix)), state.prefix);
   } catch (err) {
     if (isS3NotFound((err as { cause?: unknown }).cause)) return goneFromState(ctx, `bucket "${state.bucket}"`);
-    throw err;
+    const kept = keptWhenRefused(ctx, `the objects under "${state.prefix}"`, err, state);
+    return { id, outs: kept, inputs: inputsFrom(syncedFolderTable, kept) };
   }
   const files = { ...state.files };
   const etags = { ...state.etags };
