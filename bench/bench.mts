@@ -16,12 +16,13 @@ import { repoRoot } from "../scripts/lib/paths.mts";
 import { engineSuite } from "./engine.mts";
 import { importSuite } from "./import.mts";
 import type { RowResult, Suite } from "./lib.mts";
+import { objectsSuite } from "./objects.mts";
 import { s3Suite } from "./s3.mts";
 import { startSuite } from "./start.mts";
 import { uploadSuite } from "./upload.mts";
 
 /** In the order of the table. A new suite (e.g. another host's rows) is one more entry. */
-const suites: readonly Suite[] = [engineSuite, startSuite, uploadSuite, s3Suite, importSuite];
+const suites: readonly Suite[] = [engineSuite, startSuite, uploadSuite, s3Suite, importSuite, objectsSuite];
 
 const { values } = parseArgs({
   options: {

@@ -35,6 +35,7 @@ export const errorCodes = [
   "CLOUDPLATFORM_UPLOAD_FAILED",
   "CLOUDPLATFORM_TRANSCRIPT_FAILED",
   "CLOUDPLATFORM_TRANSCRIPT_DEADLINE",
+  "CLOUDPLATFORM_S3_FAILED",
   "CLOUDPLATFORM_NODE_UNSUPPORTED",
 ] as const;
 
@@ -278,6 +279,14 @@ export class ImportIdInvalidError extends CloudPlatformError {
 /** A Transcript's local file disappeared between preview and create. */
 export class SourceMissingError extends CloudPlatformError {
   static override readonly code = "CLOUDPLATFORM_SOURCE_MISSING";
+}
+
+/**
+ * An S3 request of a BucketObject or a SyncedFolder failed for good (retries spent, or refused):
+ * the message names the operation, the key and S3's code, never the credential's secret.
+ */
+export class S3RequestError extends CloudPlatformError {
+  static override readonly code = "CLOUDPLATFORM_S3_FAILED";
 }
 
 /** The PUT of a Transcript's file to its upload address failed for good; the message never holds that address. */

@@ -17,7 +17,17 @@
  * `cloudplatform-recover` covers that case from the stack's own pending operations.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, hostname } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "./vocabulary.js";
@@ -65,7 +75,25 @@ const maxAgeMs = 7 * 24 * 3600 * 1000;
 const maxSettleMs = 150_000;
 const settlePollMs = 250;
 
+/**
+ * Lines a long operation appends as its steps complete (a folder's uploads), so that the run after
+ * an interrupted one knows what arrived. One file per logical resource, `<type>.<hash>.progress`,
+ * appended to and never rewritten: a kill can cut only its last line short, which `lines` leaves
+ * out. Like the entries, no secret goes there.
+ */
+export interface ProgressLog {
+  /** Every whole line appended so far, by this run or by an interrupted one. */
+  lines(): string[];
+  append(lines: readonly string[]): void;
+  /** The operation finished: nothing is left to resume. */
+  clear(): void;
+}
+
+const noProgress: ProgressLog = { lines: () => [], append: () => undefined, clear: () => undefined };
+
 export interface Journal {
+  /** The progress log of one logical resource. */
+  progress(type: string, name: string): ProgressLog;
   /** The entry of one logical resource on `platform`, read from the disk (another process may have written it). */
   find(type: string, name: string, platform: string): JournalEntry | undefined;
   /** Every entry on `platform`. */
@@ -93,6 +121,7 @@ export interface Journal {
 
 /** The journal of calls that do not say which stack they belong to (older programs, tests of a core alone). */
 export const noJournal: Journal = {
+  progress: () => noProgress,
   find: () => undefined,
   entries: () => [],
   creating: () => undefined,
@@ -168,6 +197,39 @@ export class FileJournal implements Journal {
     private readonly onProblem: (message: string) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {}
+
+  progress(type: string, name: string): ProgressLog {
+    const file = join(this.dir, fileOf(type, name).replace(/\.json$/, ".progress"));
+    return {
+      lines: () => {
+        let text: string;
+        try {
+          text = readFileSync(file, "utf8");
+        } catch {
+          return [];
+        }
+        const lines = text.split("\n");
+        // The last element is "" after a whole line, or a line a kill cut short.
+        return lines.slice(0, -1).filter((l) => l !== "");
+      },
+      append: (lines) => {
+        if (lines.length === 0) return;
+        try {
+          mkdirSync(this.dir, { recursive: true });
+          appendFileSync(file, `${lines.join("\n")}\n`, { mode: 0o600 });
+        } catch (err) {
+          this.problem(err);
+        }
+      },
+      clear: () => {
+        try {
+          unlinkSync(file);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.problem(err);
+        }
+      },
+    };
+  }
 
   find(type: string, name: string, platform: string): JournalEntry | undefined {
     const entry = this.read(fileOf(type, name));
@@ -268,7 +330,7 @@ export class FileJournal implements Journal {
 
   /**
    * Once per process: drops entries past their age, `held` entries no `creating` entry needs any
-   * more, and temporary files a killed writer left.
+   * more, temporary files a killed writer left, and progress logs past the age of an entry.
    */
   private collect(): void {
     if (this.collected) return;
@@ -288,9 +350,11 @@ export class FileJournal implements Journal {
     } catch {
       return;
     }
-    for (const f of files.filter((f) => f.endsWith(".tmp"))) {
+    for (const f of files.filter((f) => f.endsWith(".tmp") || f.endsWith(".progress"))) {
+      // A progress log is kept as long as an entry; a temporary file an hour.
+      const maxAge = f.endsWith(".tmp") ? 3600_000 : maxAgeMs;
       try {
-        if (this.now() - statSync(join(this.dir, f)).mtimeMs > 3600_000) rmSync(join(this.dir, f), { force: true });
+        if (this.now() - statSync(join(this.dir, f)).mtimeMs > maxAge) rmSync(join(this.dir, f), { force: true });
       } catch {
         // Another process removed or renamed it meanwhile.
       }

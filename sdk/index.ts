@@ -3,6 +3,8 @@ export { ApiKey, type ApiKeyArgs } from "./api-key.js";
 export { DnsZone, type DnsZoneArgs } from "./dns-zone.js";
 export { Bucket, type BucketArgs, type StorageClass } from "./bucket.js";
 export { BucketCredential, type BucketCredentialArgs } from "./bucket-credential.js";
+export { BucketObject, type BucketObjectArgs } from "./bucket-object.js";
+export { SyncedFolder, type SyncedFolderArgs } from "./synced-folder.js";
 export { Transcript, type TranscriptArgs, type TranscriptStatus } from "./transcript.js";
 export * from "./functions.js";
 export { CloudPlatformError } from "../provider/errors.js";

@@ -6,7 +6,9 @@ import type { AnyCore } from "../contract.js";
 import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";
+import { bucketObjectCore } from "./bucket-object/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
+import { syncedFolderCore } from "./synced-folder/core.js";
 import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
@@ -15,4 +17,6 @@ export const cores: readonly AnyCore[] = [
   bucketCore,
   bucketCredentialCore,
   transcriptCore,
+  bucketObjectCore,
+  syncedFolderCore,
 ] as unknown as readonly AnyCore[];

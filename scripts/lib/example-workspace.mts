@@ -21,6 +21,8 @@ const exampleFiles = ["Pulumi.yaml", "package.json", "tsconfig.json"];
 async function typescriptModules(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).sort();
 }
+/** Folders of content an example deploys (examples/site's `www`), copied when present. */
+const exampleFolders = ["www"];
 
 async function exists(file: string): Promise<boolean> {
   return stat(file).then(
@@ -147,6 +149,10 @@ export async function prepareExample(
   const workDir = await mkdtemp(path.join(parentDir ?? os.tmpdir(), `cloudplatform-${name}-`));
   const modules = await typescriptModules(source);
   for (const file of [...exampleFiles, ...modules]) await cp(path.join(source, file), path.join(workDir, file));
+  for (const folder of exampleFolders) {
+    if (await exists(path.join(source, folder)))
+      await cp(path.join(source, folder), path.join(workDir, folder), { recursive: true });
+  }
   await symlink(nodeModules, path.join(workDir, "node_modules"), "dir");
   await compileEntry(workDir, nodeModules, modules);
   return { workDir, projectName: await readProjectName(workDir) };

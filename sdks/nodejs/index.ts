@@ -20,6 +20,11 @@ export type BucketCredential = import("./bucketCredential").BucketCredential;
 export const BucketCredential: typeof import("./bucketCredential").BucketCredential = null as any;
 utilities.lazyLoad(exports, ["BucketCredential"], () => require("./bucketCredential"));
 
+export { BucketObjectArgs } from "./bucketObject";
+export type BucketObject = import("./bucketObject").BucketObject;
+export const BucketObject: typeof import("./bucketObject").BucketObject = null as any;
+utilities.lazyLoad(exports, ["BucketObject"], () => require("./bucketObject"));
+
 export { DnsZoneArgs } from "./dnsZone";
 export type DnsZone = import("./dnsZone").DnsZone;
 export const DnsZone: typeof import("./dnsZone").DnsZone = null as any;
@@ -55,6 +60,11 @@ export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
 utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 
+export { SyncedFolderArgs } from "./syncedFolder";
+export type SyncedFolder = import("./syncedFolder").SyncedFolder;
+export const SyncedFolder: typeof import("./syncedFolder").SyncedFolder = null as any;
+utilities.lazyLoad(exports, ["SyncedFolder"], () => require("./syncedFolder"));
+
 export { TranscriptArgs } from "./transcript";
 export type Transcript = import("./transcript").Transcript;
 export const Transcript: typeof import("./transcript").Transcript = null as any;
@@ -80,8 +90,12 @@ const _module = {
                 return new Bucket(name, <any>undefined, { urn })
             case "cloudplatform:index:BucketCredential":
                 return new BucketCredential(name, <any>undefined, { urn })
+            case "cloudplatform:index:BucketObject":
+                return new BucketObject(name, <any>undefined, { urn })
             case "cloudplatform:index:DnsZone":
                 return new DnsZone(name, <any>undefined, { urn })
+            case "cloudplatform:index:SyncedFolder":
+                return new SyncedFolder(name, <any>undefined, { urn })
             case "cloudplatform:index:Transcript":
                 return new Transcript(name, <any>undefined, { urn })
             default:

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { packPlugin, PluginSandbox, repoRoot, toolDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
+import { bucketRequests, listKeys, readObject, requestsBetween } from "./support/objects.js";
 import { roundTrip, type S3Access } from "./support/s3.js";
 import { runProgram, needs } from "../support/tools.mts";
 import { launchTranscriptEmulator, LoopbackReceiver, speak, transcriptTools } from "./support/transcript.js";
@@ -31,6 +32,8 @@ interface Params {
   readonly importBucketId?: string;
   readonly importBucketName?: string;
   readonly importCredentialId?: string;
+  readonly siteDir?: string;
+  readonly noteContent?: string;
 }
 
 interface Answer {
@@ -239,6 +242,39 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     expect(value(imported, "adoptedBucketId")).toBe(bucket.id);
     expect(value(imported, "adoptedAccessKeyId")).toBe(credential.access_key_id);
     expect((await op("up")).changes).toEqual({ same: 7 });
+  });
+
+  it("writes a folder and an object with a credential of their own; a new note is one update and one PUT", async () => {
+    const site = path.join(scratch, "site");
+    await mkdir(path.join(site, "css"), { recursive: true });
+    await writeFile(path.join(site, "index.html"), "<h1>Go</h1>\n");
+    await writeFile(path.join(site, "css", "main.css"), "h1 { color: teal }\n");
+    await writeFile(path.join(site, "css", "main.css.map"), "{}");
+    const made = await op("up", { siteDir: site, noteContent: "v1" });
+    expect(made.changes).toEqual({ same: 8, create: 3 });
+    expect(value(made, "siteFileCount")).toBe("2");
+    expect(value(made, "noteContentType")).toBe("text/plain; charset=utf-8");
+    expect(made.outputs?.["contentsSecretAccessKey"]?.Secret).toBe(true);
+    const contents: S3Access = {
+      ...access(made),
+      accessKeyId: value(made, "contentsAccessKeyId"),
+      secretAccessKey: value(made, "contentsSecretAccessKey"),
+    };
+    expect(await listKeys(contents, "site/")).toEqual(["site/css/main.css", "site/index.html"]);
+    expect(await listKeys(contents, "notes/")).toEqual(["notes/hello.txt"]);
+    expect((await readObject(contents, "site/index.html")).toString()).toBe("<h1>Go</h1>\n");
+    const before = await bucketRequests(emulator, contents.bucket);
+    const changed = await op("up", { noteContent: "v2" });
+    expect(changed.changes).toEqual({ same: 10, update: 1 });
+    expect(requestsBetween(before, await bucketRequests(emulator, contents.bucket))).toEqual({
+      "PUT /{bucket}/{key}": 1,
+    });
+    expect((await readObject(contents, "notes/hello.txt")).toString()).toBe("v2");
+    expect((await op("refresh")).changes).toEqual({ same: 11 });
+    expect((await op("up", { siteDir: "", noteContent: "" })).changes).toEqual({ same: 8, delete: 3 });
+    // Their credential went with them: the writer's key pair lists what is left.
+    const writer = access(made);
+    expect([...(await listKeys(writer, "site/")), ...(await listKeys(writer, "notes/"))]).toEqual([]);
   });
 
   it("destroy leaves the emulator empty (but the zone managed elsewhere)", async () => {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, launchEmulator, management, type Emulator } from "./support/emulator.js";
 import { packPlugin, PluginSandbox, repoRoot, yamlHostDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
-import { roundTrip } from "./support/s3.js";
+import { bucketRequests, listKeys, readObject } from "./support/objects.js";
+import { roundTrip, type S3Access } from "./support/s3.js";
 
 const run = promisify(execFile);
 
@@ -132,6 +133,70 @@ describe("examples/yaml-bucket", () => {
     const destroyed = await pulumi(["destroy", "--yes"]);
     expect(destroyed).toMatch(/- 3 deleted/);
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 0 });
+  });
+});
+
+describe("examples/yaml-site", () => {
+  let pulumi: Cli;
+  let dir: string;
+  let access: S3Access;
+
+  beforeAll(async () => {
+    dir = await sandbox.copyExample("yaml-site");
+    pulumi = await stackIn(dir);
+  });
+
+  const objectRequests = async (): Promise<Record<string, number>> => bucketRequests(emulator, access.bucket);
+
+  it("`pulumi up` syncs the folder and writes the settings object through the plugin", async () => {
+    expect(await pulumi(["up", "--yes"])).toMatch(/\+ 5 created/);
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json", "--show-secrets"])) as Outputs;
+    access = {
+      endpoint: String(outputs["s3Endpoint"]),
+      region: String(outputs["region"]),
+      bucket: String(outputs["bucketName"]),
+      accessKeyId: String(outputs["accessKeyId"]),
+      secretAccessKey: String(outputs["secretAccessKey"]),
+    };
+    expect(outputs["fileCount"]).toBe(4);
+    expect(await listKeys(access, "site/")).toEqual([
+      "site/assets/site.css",
+      "site/assets/site.js",
+      "site/index.html",
+      "site/robots.txt",
+      "site/settings.json",
+    ]);
+    expect(await readObject(access, "site/index.html")).toEqual(await readFile(path.join(dir, "www", "index.html")));
+    expect(JSON.parse((await readObject(access, "site/settings.json")).toString())).toEqual({
+      title: "Hello from the Cloud Platform",
+    });
+    const exported = await pulumi(["stack", "export"]);
+    expect(exported).not.toContain(access.secretAccessKey);
+  });
+
+  it("a second `pulumi up` changes nothing and sends no object request", async () => {
+    const before = await objectRequests();
+    expect(await pulumi(["up", "--yes"])).not.toMatch(/updated|created|deleted/);
+    expect(await objectRequests()).toEqual(before);
+  });
+
+  it("an edited file is one PUT, named by `pulumi preview --diff`", async () => {
+    await appendFile(path.join(dir, "www", "robots.txt"), "Disallow: /drafts/\n");
+    // The plugin's log lines stay in its stderr; the diff of the manifest names the file.
+    const preview = await pulumi(["preview", "--diff"]);
+    expect(preview).toMatch(/~ files\s*: \{/);
+    expect(preview).toMatch(/~ robots\.txt\s*:/);
+    expect(preview).not.toMatch(/~ index\.html\s*:/);
+    const before = await objectRequests();
+    expect(await pulumi(["up", "--yes"])).toMatch(/~ 1 updated/);
+    const after = await objectRequests();
+    expect((after["PUT /{bucket}/{key}"] ?? 0) - (before["PUT /{bucket}/{key}"] ?? 0)).toBe(1);
+    expect((await readObject(access, "site/robots.txt")).toString()).toContain("Disallow: /drafts/");
+  });
+
+  it("`pulumi destroy` deletes the objects and the bucket", async () => {
+    await pulumi(["destroy", "--yes"]);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0 });
   });
 });
 

@@ -5,19 +5,9 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { createCredential, deleteCredential } from "../bucket-credential/api.js";
+import { s3Sdk, type S3Sdk } from "../bucket-object/api.js";
 import type { ApiClient } from "../../client.js";
 import { s3Region } from "./fields.js";
-
-type S3Sdk = typeof import("@aws-sdk/client-s3");
-
-/**
- * The S3 client, loaded on first use: only forceDestroy needs it, and loading it costs every
- * provider process about 0.15 s of CPU and 30 MiB of memory (bench/README.md, row provider-start).
- */
-function s3Sdk(): S3Sdk {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load; import() would turn it into ESM
-  return require("@aws-sdk/client-s3") as S3Sdk;
-}
 
 export interface EmptyResult {
   readonly objects: number;

@@ -27,8 +27,12 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &Bucket{}
 	case "cloudplatform:index:BucketCredential":
 		r = &BucketCredential{}
+	case "cloudplatform:index:BucketObject":
+		r = &BucketObject{}
 	case "cloudplatform:index:DnsZone":
 		r = &DnsZone{}
+	case "cloudplatform:index:SyncedFolder":
+		r = &SyncedFolder{}
 	case "cloudplatform:index:Transcript":
 		r = &Transcript{}
 	default:

@@ -9,6 +9,7 @@ import typing
 from .api_key import *
 from .bucket import *
 from .bucket_credential import *
+from .bucket_object import *
 from .dns_zone import *
 from .get_bucket import *
 from .get_bucket_credentials import *
@@ -16,6 +17,7 @@ from .get_buckets import *
 from .get_dns_zone import *
 from .get_dns_zones import *
 from .provider import *
+from .synced_folder import *
 from .transcript import *
 from . import outputs
 
@@ -37,7 +39,9 @@ _utilities.register(
    "cloudplatform:index:ApiKey": "ApiKey",
    "cloudplatform:index:Bucket": "Bucket",
    "cloudplatform:index:BucketCredential": "BucketCredential",
+   "cloudplatform:index:BucketObject": "BucketObject",
    "cloudplatform:index:DnsZone": "DnsZone",
+   "cloudplatform:index:SyncedFolder": "SyncedFolder",
    "cloudplatform:index:Transcript": "Transcript"
   }
  }

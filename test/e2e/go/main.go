@@ -47,6 +47,9 @@ type Params struct {
 	ImportBucketID     string `json:"importBucketId"`
 	ImportBucketName   string `json:"importBucketName"`
 	ImportCredentialID string `json:"importCredentialId"`
+	// The folder a SyncedFolder keeps under "site/", and the content of one BucketObject.
+	SiteDir     string `json:"siteDir"`
+	NoteContent string `json:"noteContent"`
 	// The objects of an import file (cloudplatform-import), each imported with the `import` resource
 	// option, the engine step `pulumi import --file` runs, and declared with the inputs that state
 	// it as it is. When set, the program declares these and nothing else.
@@ -185,6 +188,14 @@ func program(p Params) pulumi.RunFunc {
 			ctx.Export("adoptedAccessKeyId", adoptedKey.AccessKeyId)
 		}
 
+		// A folder and an object, with a key pair of their own (apart from the writer whose
+		// activation the tests toggle), when the test names a folder.
+		if p.SiteDir != "" {
+			if err := contents(ctx, bucket, p); err != nil {
+				return err
+			}
+		}
+
 		ctx.Export("apiKey", key.Key)
 		ctx.Export("zoneId", zone.ZoneId)
 		ctx.Export("nameservers", zone.Nameservers)
@@ -197,8 +208,49 @@ func program(p Params) pulumi.RunFunc {
 		ctx.Export("credentialActive", writer.Active)
 		ctx.Export("lookedUpZoneId", pulumi.String(other.ZoneId))
 		ctx.Export("listedCredentials", listed.Credentials())
+
 		return nil
 	}
+}
+
+// contents declares a SyncedFolder of p.SiteDir under "site/" and a BucketObject, written with a
+// BucketCredential of their own.
+func contents(ctx *pulumi.Context, bucket *cloudplatform.Bucket, p Params) error {
+	// The objects' own key pair, apart from the writer whose activation the tests toggle.
+	pair, err := cloudplatform.NewBucketCredential(ctx, "contents", &cloudplatform.BucketCredentialArgs{
+		BucketId: bucket.BucketId,
+	})
+	if err != nil {
+		return err
+	}
+	site, err := cloudplatform.NewSyncedFolder(ctx, "site", &cloudplatform.SyncedFolderArgs{
+		Bucket:          bucket.Name,
+		Prefix:          pulumi.String("site/"),
+		Path:            pulumi.String(p.SiteDir),
+		Exclude:         pulumi.StringArray{pulumi.String("*.map")},
+		AccessKeyId:     pair.AccessKeyId,
+		SecretAccessKey: pair.SecretAccessKey.Elem(), // optional on the credential (an imported one has none)
+	})
+	if err != nil {
+		return err
+	}
+	note, err := cloudplatform.NewBucketObject(ctx, "note", &cloudplatform.BucketObjectArgs{
+		Bucket:          bucket.Name,
+		Key:             pulumi.String("notes/hello.txt"),
+		Content:         pulumi.String(p.NoteContent),
+		Metadata:        pulumi.StringMap{"written-by": pulumi.String("go")},
+		AccessKeyId:     pair.AccessKeyId,
+		SecretAccessKey: pair.SecretAccessKey.Elem(), // optional on the credential (an imported one has none)
+	})
+	if err != nil {
+		return err
+	}
+	ctx.Export("contentsAccessKeyId", pair.AccessKeyId)
+	ctx.Export("contentsSecretAccessKey", pair.SecretAccessKey)
+	ctx.Export("siteFileCount", site.FileCount)
+	ctx.Export("noteSha256", note.Sha256)
+	ctx.Export("noteContentType", note.ContentType)
+	return nil
 }
 
 func run(ctx context.Context, r Request) (Answer, error) {

@@ -1,0 +1,331 @@
+// Suite "objects": SyncedFolder and BucketObject (docs/objects.md) against the tools people use
+// instead, to the same emulator (its own process, data on the same disk), in rotating order:
+// - a folder of 10,000 files of 4 KiB and 20 of 10 MiB: the first `up` of examples/site over it
+//   (the engine's operation alone, `seconds` of the runner) against `aws s3 sync` of the same folder
+//   into a fresh bucket (the process's wall time); a no-change `preview` and `up` against hashing the
+//   folder alone (bench/hash-folder.js: every file's SHA-256, nothing sent), with the object requests
+//   each sends; one edited file, then one removed file, each followed by an `up`, with its requests;
+// - a BucketObject of 1 GiB: the provider's upload path (bench/object-provider.js, built) against
+//   `aws s3 cp`, and the peak RSS it adds over a Node process that loads the same modules and makes
+//   the same S3 client, without sending anything.
+// The emulator's per-bucket S3 counts (docs/api-contract.md §9) give the requests.
+import { randomBytes } from "node:crypto";
+import { mkdir, open, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { startEmulatorProcess, type RunningEmulator } from "../scripts/lib/emulator-process.mts";
+import { prepareExample } from "../scripts/lib/example-workspace.mts";
+import { pulumiBinDir, repoRoot } from "../scripts/lib/paths.mts";
+import type { ConfigEntry } from "../scripts/lib/runner.mts";
+import { runStep } from "./engine.mts";
+import { measureProcess, median, ratio, rotation, type RowResult, type Suite } from "./lib.mts";
+
+type Counts = Record<string, number>;
+
+async function s3Counts(emulator: RunningEmulator, bucket: string): Promise<Counts> {
+  const stats = (await (await fetch(`${emulator.baseUrl}/_emulator/stats`)).json()) as {
+    s3Buckets?: Record<string, Counts>;
+  };
+  return { ...stats.s3Buckets?.[bucket] };
+}
+
+/** Object requests between two counts (listings left out), zero counts dropped. */
+function objectRequests(before: Counts, after: Counts): Counts {
+  const out: Counts = {};
+  for (const [route, n] of Object.entries(after)) {
+    const d = n - (before[route] ?? 0);
+    if (d !== 0 && route.includes("{key}")) out[route] = d;
+  }
+  return out;
+}
+
+const total = (c: Counts) => Object.values(c).reduce((a, b) => a + b, 0);
+
+async function management(emulator: RunningEmulator, route: string, body?: unknown): Promise<Record<string, string>> {
+  const res = await fetch(`${emulator.baseUrl}${route}`, {
+    method: "POST",
+    headers: { authorization: emulator.apiKey, "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
+  if (!res.ok) throw new Error(`POST ${route} answered ${res.status}`);
+  return (await res.json()) as Record<string, string>;
+}
+
+/** A bucket and a credential for the CLI baselines. */
+async function bucketWithKey(emulator: RunningEmulator, name: string) {
+  const bucket = await management(emulator, "/object-storage/buckets", { name, storage_class: "Standard" });
+  const key = await management(emulator, `/object-storage/buckets/${bucket["id"]}/credentials`);
+  return { bucket: name, accessKeyId: key["access_key_id"] ?? "", secretAccessKey: key["secret_access_key"] ?? "" };
+}
+
+async function writeRandom(file: string, bytes: number): Promise<void> {
+  const handle = await open(file, "w");
+  try {
+    for (let left = bytes; left > 0; left -= 1024 * 1024) await handle.write(randomBytes(Math.min(left, 1024 * 1024)));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The folder: `small` files of 4 KiB in 100 folders, and `large` files of 10 MiB. */
+async function makeFolder(root: string, small: number, large: number): Promise<void> {
+  for (let i = 0; i < small; i++) {
+    const dir = path.join(root, `d${i % 100}`);
+    if (i < 100) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, `f${i}.txt`), randomBytes(2048).toString("hex"));
+  }
+  await mkdir(path.join(root, "large"), { recursive: true });
+  for (let i = 0; i < large; i++) await writeRandom(path.join(root, "large", `blob${i}.bin`), 10 * 1024 * 1024);
+}
+
+function awsEnv(key: { accessKeyId: string; secretAccessKey: string }): void {
+  process.env["AWS_ACCESS_KEY_ID"] = key.accessKeyId;
+  process.env["AWS_SECRET_ACCESS_KEY"] = key.secretAccessKey;
+  process.env["AWS_DEFAULT_REGION"] = "us-east-1";
+  process.env["AWS_EC2_METADATA_DISABLED"] = "true";
+}
+
+interface FolderRound {
+  readonly round: number;
+  readonly upSeconds: number;
+  readonly syncSeconds: number;
+  readonly previewSeconds: number;
+  readonly sameUpSeconds: number;
+  readonly hashSeconds: number;
+  readonly noChangeRequests: Counts;
+  readonly editRequests: Counts;
+  readonly removeRequests: Counts;
+}
+
+interface ObjectRound {
+  readonly round: number;
+  readonly providerSeconds: number;
+  readonly cliSeconds: number;
+  readonly providerRssMiB: number;
+  readonly idleRssMiB: number;
+}
+
+export const objectsSuite: Suite = {
+  name: "objects",
+  rowIds: [
+    "folder-first-up",
+    "folder-nochange-preview",
+    "folder-nochange-up",
+    "folder-edit",
+    "folder-remove",
+    "object-1024",
+  ],
+  async run(options) {
+    const small = options.short ? 1000 : 10_000;
+    const large = options.short ? 2 : 20;
+    const binDir = pulumiBinDir();
+    const emulator = await startEmulatorProcess(path.join(options.workDir, "objects-emulator.log"), [
+      "--data-dir",
+      path.join(options.workDir, "objects-data"),
+    ]);
+    const folder = path.join(options.workDir, "objects-folder");
+    const folderRounds: FolderRound[] = [];
+    const objectRounds: ObjectRound[] = [];
+    try {
+      options.log(`objects: writing ${small} files of 4 KiB and ${large} of 10 MiB`);
+      await makeFolder(folder, small, large);
+      const site = await prepareExample("site", options.workDir);
+      const connection: Record<string, ConfigEntry> = {
+        "cloudplatform:baseUrl": { value: emulator.baseUrl },
+        "cloudplatform:s3Url": { value: emulator.s3Url },
+        "cloudplatform:apiKey": { value: emulator.apiKey, secret: true },
+        "cloudplatform-site:sitePath": { value: folder },
+      };
+      for (let round = 1; round <= options.rounds; round++) {
+        const base = {
+          workDir: site.workDir,
+          stateDir: path.join(options.workDir, `objects-state-${round}`),
+          stackName: `objects-${round}`,
+          config: connection,
+        };
+        let upSeconds = 0;
+        let syncSeconds = 0;
+        let bucket = "";
+        for (const who of rotation(["provider", "aws"] as const, round)) {
+          if (who === "provider") {
+            const up = await runStep({ ...base, op: "up" }, binDir);
+            upSeconds = up.seconds ?? Number.NaN;
+            bucket = String(up.outputs?.["bucketName"]?.value);
+          } else {
+            const key = await bucketWithKey(emulator, `cli-sync-${round}`);
+            awsEnv(key);
+            const used = await measureProcess("aws", [
+              "--endpoint-url",
+              emulator.s3Url,
+              "--only-show-errors",
+              "s3",
+              "sync",
+              folder,
+              `s3://${key.bucket}/site/`,
+            ]);
+            syncSeconds = used.seconds;
+          }
+        }
+        const times: Record<string, number> = {};
+        const before = await s3Counts(emulator, bucket);
+        for (const step of rotation(["preview", "up", "hash"] as const, round)) {
+          if (step === "hash") {
+            times[step] = (
+              await measureProcess(process.execPath, [path.join(repoRoot, "bench", "hash-folder.js"), folder])
+            ).seconds;
+          } else {
+            times[step] = (await runStep({ ...base, op: step }, binDir)).seconds ?? Number.NaN;
+          }
+        }
+        const noChangeRequests = objectRequests(before, await s3Counts(emulator, bucket));
+        const edited = path.join(folder, "d7", "f7.txt");
+        await writeFile(edited, randomBytes(2048).toString("hex"));
+        const beforeEdit = await s3Counts(emulator, bucket);
+        await runStep({ ...base, op: "up" }, binDir);
+        const editRequests = objectRequests(beforeEdit, await s3Counts(emulator, bucket));
+        const removed = path.join(folder, "d8", "f8.txt");
+        await rm(removed);
+        const beforeRemove = await s3Counts(emulator, bucket);
+        await runStep({ ...base, op: "up" }, binDir);
+        const removeRequests = objectRequests(beforeRemove, await s3Counts(emulator, bucket));
+        await writeFile(removed, randomBytes(2048).toString("hex"));
+        await runStep({ ...base, op: "destroy" }, binDir);
+        const r: FolderRound = {
+          round,
+          upSeconds,
+          syncSeconds,
+          previewSeconds: times["preview"] ?? Number.NaN,
+          sameUpSeconds: times["up"] ?? Number.NaN,
+          hashSeconds: times["hash"] ?? Number.NaN,
+          noChangeRequests,
+          editRequests,
+          removeRequests,
+        };
+        options.log(`objects: folder round ${round}: ${JSON.stringify(r)}`);
+        folderRounds.push(r);
+      }
+
+      const file = path.join(options.workDir, "objects-1g.bin");
+      options.log("objects: writing 1 GiB");
+      await writeRandom(file, 1024 * 1024 * 1024);
+      const key = await bucketWithKey(emulator, "object-bench");
+      awsEnv(key);
+      const api = path.join(repoRoot, "bin/provider/resources/bucket-object/api.js");
+      for (let round = 1; round <= options.rounds; round++) {
+        let providerSeconds = 0;
+        let cliSeconds = 0;
+        let providerRssMiB = 0;
+        let idleRssMiB = 0;
+        for (const who of rotation(["provider", "aws", "idle"] as const, round)) {
+          if (who === "provider") {
+            const used = await measureProcess(process.execPath, [
+              path.join(repoRoot, "bench", "object-provider.js"),
+              emulator.s3Url,
+              key.bucket,
+              key.accessKeyId,
+              key.secretAccessKey,
+              `provider-${round}`,
+              file,
+            ]);
+            providerSeconds = Number(used.stdout.trim());
+            providerRssMiB = used.maxRssMiB;
+          } else if (who === "aws") {
+            cliSeconds = (
+              await measureProcess("aws", [
+                "--endpoint-url",
+                emulator.s3Url,
+                "--only-show-errors",
+                "s3",
+                "cp",
+                file,
+                `s3://${key.bucket}/cli-${round}`,
+              ])
+            ).seconds;
+          } else {
+            idleRssMiB = (await measureProcess(process.execPath, ["-e", `require(${JSON.stringify(api)}).s3Sdk()`]))
+              .maxRssMiB;
+          }
+        }
+        const r = { round, providerSeconds, cliSeconds, providerRssMiB, idleRssMiB };
+        options.log(`objects: 1 GiB round ${round}: ${JSON.stringify(r)}`);
+        objectRounds.push(r);
+      }
+    } finally {
+      await emulator.stop();
+    }
+    return { rows: rows(folderRounds, objectRounds, small, large), raw: { folderRounds, objectRounds } };
+  },
+};
+
+const pairMedian = (rounds: readonly FolderRound[], f: (r: FolderRound) => number) => median(rounds.map(f));
+const seconds = (s: number) => `${s.toFixed(2)} s`;
+const counts = (c: readonly Counts[]) => [...new Set(c.map((x) => JSON.stringify(x)))].join(" / ");
+
+function rows(
+  folder: readonly FolderRound[],
+  object: readonly ObjectRound[],
+  small: number,
+  large: number,
+): RowResult[] {
+  const what = `${small} files of 4 KiB + ${large} of 10 MiB`;
+  const firstUp = pairMedian(folder, (r) => r.upSeconds / r.syncSeconds);
+  const preview = pairMedian(folder, (r) => r.previewSeconds / r.hashSeconds);
+  const sameUp = pairMedian(folder, (r) => r.sameUpSeconds / r.hashSeconds);
+  const editOk = folder.every((r) => JSON.stringify(r.editRequests) === JSON.stringify({ "PUT /{bucket}/{key}": 1 }));
+  const removeOk = folder.every(
+    (r) => JSON.stringify(r.removeRequests) === JSON.stringify({ "DELETE /{bucket}/{key}": 1 }),
+  );
+  const noChange = folder.every((r) => total(r.noChangeRequests) === 0);
+  const throughput = median(object.map((r) => r.cliSeconds / r.providerSeconds));
+  const added = median(object.map((r) => r.providerRssMiB - r.idleRssMiB));
+  return [
+    {
+      id: "folder-first-up",
+      what: `SyncedFolder first \`up\` (${what}) / \`aws s3 sync\``,
+      now: ratio(firstUp),
+      goal: "≤ 1.20×",
+      met: firstUp <= 1.2,
+      detail: `${seconds(pairMedian(folder, (r) => r.upSeconds))} vs ${seconds(pairMedian(folder, (r) => r.syncSeconds))}`,
+    },
+    {
+      id: "folder-nochange-preview",
+      what: "no-change `preview` / hashing the folder alone",
+      now: ratio(preview),
+      goal: "≤ 1.20×, 0 object requests",
+      met: preview <= 1.2 && noChange,
+      detail: `${seconds(pairMedian(folder, (r) => r.previewSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}; object requests of preview and up: ${counts(folder.map((r) => r.noChangeRequests))}`,
+    },
+    {
+      id: "folder-nochange-up",
+      what: "no-change `up` / hashing the folder alone",
+      now: ratio(sameUp),
+      goal: "≤ 1.20×, 0 object requests",
+      met: sameUp <= 1.2 && noChange,
+      detail: `${seconds(pairMedian(folder, (r) => r.sameUpSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}`,
+    },
+    {
+      id: "folder-edit",
+      what: "`up` after one edited file: its object requests",
+      now: counts(folder.map((r) => r.editRequests)),
+      goal: "exactly 1 PUT",
+      met: editOk,
+      detail: `every round`,
+    },
+    {
+      id: "folder-remove",
+      what: "`up` after one removed file: its object requests",
+      now: counts(folder.map((r) => r.removeRequests)),
+      goal: "exactly 1 DELETE",
+      met: removeOk,
+      detail: `every round`,
+    },
+    {
+      id: "object-1024",
+      what: "BucketObject of 1 GiB: throughput / `aws s3 cp`, memory added",
+      now: `${ratio(throughput)}, +${added.toFixed(0)} MiB`,
+      goal: "≥ 0.90×, flat memory (≤ 64 MiB)",
+      met: throughput >= 0.9 && added <= 64,
+      detail: `${seconds(median(object.map((r) => r.providerSeconds)))} vs ${seconds(median(object.map((r) => r.cliSeconds)))}; peak RSS ${median(object.map((r) => r.providerRssMiB)).toFixed(0)} MiB vs idle ${median(object.map((r) => r.idleRssMiB)).toFixed(0)} MiB`,
+    },
+  ];
+}

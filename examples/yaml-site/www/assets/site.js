@@ -1,0 +1,3 @@
+fetch("settings.json")
+  .then((r) => r.json())
+  .then((s) => (document.title = s.title));
