@@ -6,6 +6,34 @@ import * as utilities from "./utilities";
 
 /**
  * One object in a bucket, its content from a local file, a string or a URL. Changes are found by the SHA-256 of the content, computed at preview, never by ETag; large files are streamed (multipart above 64 MiB).
+ *
+ * ## Example Usage
+ * ### One object in a bucket, re-sent only when its content changes
+ *
+ * The object's SHA-256 is computed at preview, from the file or the text, and kept in the state and
+ * in the object's metadata: a new upload happens when the content changes, never because of an ETag.
+ * The provider writes with the key pair it is given, a BucketCredential's outputs.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const media = new cloudplatform.Bucket("media", { forceDestroy: true });
+ * const writer = new cloudplatform.BucketCredential("media-writer", { bucketId: media.bucketId });
+ *
+ * const settings = new cloudplatform.BucketObject("settings", {
+ *   bucket: media.name,
+ *   key: "config/settings.json",
+ *   content: JSON.stringify({ theme: "dark" }), // or sourcePath: "./settings.json", or sourceUrl
+ *   contentType: "application/json", // from the key's extension when left out
+ *   cacheControl: "no-cache",
+ *   metadata: { owner: "platform-team" },
+ *   accessKeyId: writer.accessKeyId,
+ *   secretAccessKey: writer.secretAccessKey.apply((secret) => secret ?? ""),
+ * });
+ *
+ * export const sha256 = settings.sha256;
+ * export const etag = settings.etag;
+ * ```
  */
 export class BucketObject extends pulumi.CustomResource {
     /**

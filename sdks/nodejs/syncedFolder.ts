@@ -6,6 +6,34 @@ import * as utilities from "./utilities";
 
 /**
  * A local folder kept in a bucket under a prefix: one resource for tens of thousands of files, its state a manifest (path → SHA-256, size, ETag), not a resource per file. `up` sends only the files that changed.
+ *
+ * ## Example Usage
+ * ### A folder of files kept in a bucket
+ *
+ * One resource for the whole folder, however many files: its state is a manifest of each file's
+ * SHA-256 and size. A preview names the files to add, change and delete; `up` sends only those, and
+ * an `up` with nothing changed on disk sends no request to S3 at all.
+ *
+ * ```typescript
+ * import * as cloudplatform from "@pulumi-cloudplatform/sdk";
+ *
+ * const site = new cloudplatform.Bucket("site", { forceDestroy: true });
+ * const writer = new cloudplatform.BucketCredential("site-writer", { bucketId: site.bucketId });
+ *
+ * const www = new cloudplatform.SyncedFolder("www", {
+ *   bucket: site.name,
+ *   path: "./www", // relative to the program's directory
+ *   prefix: "site/", // keys start with it
+ *   exclude: ["*.map", ".DS_Store"],
+ *   cacheControl: "public, max-age=300",
+ *   deleteRemoved: true, // a file removed from the folder is deleted from the bucket
+ *   accessKeyId: writer.accessKeyId,
+ *   secretAccessKey: writer.secretAccessKey.apply((secret) => secret ?? ""),
+ * });
+ *
+ * export const fileCount = www.fileCount;
+ * export const totalBytes = www.totalBytes;
+ * ```
  */
 export class SyncedFolder extends pulumi.CustomResource {
     /**

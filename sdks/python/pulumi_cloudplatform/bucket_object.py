@@ -218,6 +218,36 @@ class BucketObject(pulumi.CustomResource):
         """
         One object in a bucket, its content from a local file, a string or a URL. Changes are found by the SHA-256 of the content, computed at preview, never by ETag; large files are streamed (multipart above 64 MiB).
 
+        ## Example Usage
+        ### One object in a bucket, re-sent only when its content changes
+
+        The object's SHA-256 is computed at preview, from the file or the text, and kept in the state and
+        in the object's metadata: a new upload happens when the content changes, never because of an ETag.
+        The provider writes with the key pair it is given, a BucketCredential's outputs.
+
+        ```python
+        import json
+
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media", force_destroy=True)
+        writer = cloudplatform.BucketCredential("media-writer", bucket_id=media.bucket_id)
+
+        settings = cloudplatform.BucketObject("settings",
+            bucket=media.name,
+            key="config/settings.json",
+            content=json.dumps({"theme": "dark"}),  # or source_path="./settings.json", or source_url
+            content_type="application/json",  # from the key's extension when left out
+            cache_control="no-cache",
+            metadata={"owner": "platform-team"},
+            access_key_id=writer.access_key_id,
+            secret_access_key=writer.secret_access_key)
+
+        pulumi.export("sha256", settings.sha256)
+        pulumi.export("etag", settings.etag)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_key_id: The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket. Changing it (a new credential) sends no request.
@@ -240,6 +270,36 @@ class BucketObject(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         One object in a bucket, its content from a local file, a string or a URL. Changes are found by the SHA-256 of the content, computed at preview, never by ETag; large files are streamed (multipart above 64 MiB).
+
+        ## Example Usage
+        ### One object in a bucket, re-sent only when its content changes
+
+        The object's SHA-256 is computed at preview, from the file or the text, and kept in the state and
+        in the object's metadata: a new upload happens when the content changes, never because of an ETag.
+        The provider writes with the key pair it is given, a BucketCredential's outputs.
+
+        ```python
+        import json
+
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        media = cloudplatform.Bucket("media", force_destroy=True)
+        writer = cloudplatform.BucketCredential("media-writer", bucket_id=media.bucket_id)
+
+        settings = cloudplatform.BucketObject("settings",
+            bucket=media.name,
+            key="config/settings.json",
+            content=json.dumps({"theme": "dark"}),  # or source_path="./settings.json", or source_url
+            content_type="application/json",  # from the key's extension when left out
+            cache_control="no-cache",
+            metadata={"owner": "platform-team"},
+            access_key_id=writer.access_key_id,
+            secret_access_key=writer.secret_access_key)
+
+        pulumi.export("sha256", settings.sha256)
+        pulumi.export("etag", settings.etag)
+        ```
 
         :param str resource_name: The name of the resource.
         :param BucketObjectArgs args: The arguments to use to populate this resource's properties.

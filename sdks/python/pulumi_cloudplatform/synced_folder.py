@@ -184,6 +184,34 @@ class SyncedFolder(pulumi.CustomResource):
         """
         A local folder kept in a bucket under a prefix: one resource for tens of thousands of files, its state a manifest (path → SHA-256, size, ETag), not a resource per file. `up` sends only the files that changed.
 
+        ## Example Usage
+        ### A folder of files kept in a bucket
+
+        One resource for the whole folder, however many files: its state is a manifest of each file's
+        SHA-256 and size. A preview names the files to add, change and delete; `up` sends only those, and
+        an `up` with nothing changed on disk sends no request to S3 at all.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        site = cloudplatform.Bucket("site", force_destroy=True)
+        writer = cloudplatform.BucketCredential("site-writer", bucket_id=site.bucket_id)
+
+        www = cloudplatform.SyncedFolder("www",
+            bucket=site.name,
+            path="./www",  # relative to the program's directory
+            prefix="site/",  # keys start with it
+            exclude=["*.map", ".DS_Store"],
+            cache_control="public, max-age=300",
+            delete_removed=True,  # a file removed from the folder is deleted from the bucket
+            access_key_id=writer.access_key_id,
+            secret_access_key=writer.secret_access_key)
+
+        pulumi.export("fileCount", www.file_count)
+        pulumi.export("totalBytes", www.total_bytes)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_key_id: The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket. Changing it (a new credential) sends no request.
@@ -204,6 +232,34 @@ class SyncedFolder(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A local folder kept in a bucket under a prefix: one resource for tens of thousands of files, its state a manifest (path → SHA-256, size, ETag), not a resource per file. `up` sends only the files that changed.
+
+        ## Example Usage
+        ### A folder of files kept in a bucket
+
+        One resource for the whole folder, however many files: its state is a manifest of each file's
+        SHA-256 and size. A preview names the files to add, change and delete; `up` sends only those, and
+        an `up` with nothing changed on disk sends no request to S3 at all.
+
+        ```python
+        import pulumi
+        import pulumi_cloudplatform as cloudplatform
+
+        site = cloudplatform.Bucket("site", force_destroy=True)
+        writer = cloudplatform.BucketCredential("site-writer", bucket_id=site.bucket_id)
+
+        www = cloudplatform.SyncedFolder("www",
+            bucket=site.name,
+            path="./www",  # relative to the program's directory
+            prefix="site/",  # keys start with it
+            exclude=["*.map", ".DS_Store"],
+            cache_control="public, max-age=300",
+            delete_removed=True,  # a file removed from the folder is deleted from the bucket
+            access_key_id=writer.access_key_id,
+            secret_access_key=writer.secret_access_key)
+
+        pulumi.export("fileCount", www.file_count)
+        pulumi.export("totalBytes", www.total_bytes)
+        ```
 
         :param str resource_name: The name of the resource.
         :param SyncedFolderArgs args: The arguments to use to populate this resource's properties.
