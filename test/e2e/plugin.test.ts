@@ -311,7 +311,16 @@ describe("executable provider under the real engine", () => {
         type: "BucketCredential",
         name: "imported-cred",
         inputs: { bucketId: outside.bucketId },
-        outputs: ["accessKeyId", "secretAccessKey", "bucketName", "s3Endpoint", "region", "createdAt", "active"],
+        outputs: [
+          "accessKeyId",
+          "secretAccessKey",
+          "secretKnown",
+          "bucketName",
+          "s3Endpoint",
+          "region",
+          "createdAt",
+          "active",
+        ],
         importId: `${outside.bucketId}/${outside.accessKeyId}`,
       },
     ];
@@ -324,8 +333,9 @@ describe("executable provider under the real engine", () => {
     expect(up.outputs?.["imported.createdAt"]?.value).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(up.outputs?.["imported.adopted"]?.value).toBe(false);
     expect(up.outputs?.["imported-cred.accessKeyId"]?.value).toBe(outside.accessKeyId);
-    // The secret is returned only when a credential is created: an import cannot have it.
-    expect(up.outputs?.["imported-cred.secretAccessKey"]?.value).toBeUndefined();
+    // The secret is returned only when a credential is created: an import cannot have it, and says so.
+    expect(up.outputs?.["imported-cred.secretAccessKey"]?.value).toBe("");
+    expect(up.outputs?.["imported-cred.secretKnown"]?.value).toBe(false);
     // Everything else an S3 client needs is filled in by the import's read.
     expect(up.outputs?.["imported-cred.bucketName"]?.value).toBe(`${bucketName}-outside`);
     expect(up.outputs?.["imported-cred.s3Endpoint"]?.value).toBe(emulator.s3Url);
