@@ -3,27 +3,19 @@
  * call activate / deactivate in place; a `rotateWhenChanged` change calls regenerate in place (same
  * access key id, new secret). The secret cannot be read back: refresh keeps it from the state and
  * reads only whether the credential still exists and is active. Its create runs exactly once
- * (create-once.ts).
+ * (../credential-create.ts).
  */
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
-import type { CallContext, ResourceCore } from "../../contract.js";
+import type { ResourceCore } from "../../contract.js";
 import { goneFromState } from "../../contract.js";
 import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
-import { getBucket } from "../bucket/api.js";
 import { s3Region } from "../bucket/fields.js";
-import {
-  cachedCredentialList,
-  keyRemoved,
-  knownBucketName,
-  learnBucket,
-  listOutdated,
-  oneAtATime,
-} from "../bucket-facts.js";
+import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
+import { createOnce } from "../credential-create.js";
 import { optionalBoolean, stringMap } from "../validate.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
-import { createOnce } from "./create-once.js";
 import { bucketCredentialTable, type BucketCredentialInputs, type BucketCredentialOutputs } from "./fields.js";
 import type { Credential } from "./parse.js";
 
@@ -40,18 +32,6 @@ function importParts(id: string): { bucketId: string; accessKeyId: string } | un
 
 function withRotate<T extends object>(o: T, rotate: Record<string, string> | undefined): T {
   return rotate === undefined ? o : { ...o, rotateWhenChanged: rotate };
-}
-
-/** The bucket's name, for S3 clients: known to this process when it created or read the bucket, else read. */
-async function nameOfBucket(ctx: CallContext, bucketId: string): Promise<string> {
-  const known = knownBucketName(ctx, bucketId);
-  if (known !== undefined) return known;
-  const bucket = await getBucket(ctx.client, bucketId).catch((err: unknown) => {
-    if (isNotFound(err) && err instanceof Error) err.message += ` Check bucketId: no bucket ${bucketId} exists.`;
-    throw err;
-  });
-  learnBucket(ctx, bucket.id, bucket.name);
-  return bucket.name;
 }
 
 const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
@@ -83,7 +63,9 @@ const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
   const api = ctx.client;
   const s3Endpoint = requireS3Url(api.settings);
   const bucketName = await nameOfBucket(ctx, inputs.bucketId);
-  const { credential, adopted } = await oneAtATime(ctx, inputs.bucketId, () => createOnce(ctx, inputs.bucketId));
+  const { credential, adopted } = await oneAtATime(ctx, inputs.bucketId, () =>
+    createOnce(ctx, inputs.bucketId, { type: bucketCredentialTable.type, name: ctx.name }),
+  );
   const outs: BucketCredentialOutputs = withRotate(
     {
       bucketId: inputs.bucketId,
