@@ -28,6 +28,11 @@ export interface ApiKeyArgs {
 export class ApiKey extends pulumi.CustomResource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
+  /**
+   * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the
+   * secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+   */
+  declare public readonly secretFingerprint: pulumi.Output<string | undefined>;
   /** When the platform created the key, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;

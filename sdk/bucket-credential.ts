@@ -40,6 +40,11 @@ export class BucketCredential extends pulumi.CustomResource {
   declare public readonly accessKeyId: pulumi.Output<string>;
   /** Secret half (a Pulumi secret); an imported credential has none until rotated. */
   declare public readonly secretAccessKey: pulumi.Output<string>;
+  /**
+   * A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the
+   * secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+   */
+  declare public readonly secretFingerprint: pulumi.Output<string | undefined>;
   declare public readonly active: pulumi.Output<boolean>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
   /** The S3 bucket name. */

@@ -2,6 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
+import { fingerprint } from "../../provider/redact.js";
 import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 
 const secret = "SecretValue-abcdefghijklmnop";
@@ -11,6 +12,7 @@ const state: BucketCredentialOutputs = {
   bucketId: "bkt_1",
   accessKeyId: "CPAK1",
   secretAccessKey: secret,
+  secretFingerprint: fingerprint(secret),
   active: true,
   bucketName: "logs",
   s3Endpoint: s3,
@@ -161,7 +163,13 @@ describe("BucketCredential operations", () => {
       active: true,
       rotateWhenChanged: { v: "2" },
     });
-    expect(outs).toEqual({ ...state, secretAccessKey: newSecret, rotateWhenChanged: { v: "2" } });
+    expect(outs).toEqual({
+      ...state,
+      secretAccessKey: newSecret,
+      secretFingerprint: fingerprint(newSecret),
+      rotateWhenChanged: { v: "2" },
+    });
+    expect(outs.secretFingerprint).not.toBe(state.secretFingerprint);
   });
 
   it("regenerates and deactivates in one update", async () => {
@@ -210,5 +218,14 @@ describe("BucketCredential operations", () => {
     nock(base).delete(`${creds}/CPAK1`).reply(204).delete(`${creds}/CPAK1`).reply(404);
     await bucketCredentialCore.delete(ctx(), "CPAK1", state);
     await bucketCredentialCore.delete(ctx(), "CPAK1", state);
+  });
+});
+
+describe("a secret's fingerprint", () => {
+  it("is the first 16 hex digits of the secret's SHA-256, and empty for an unknown secret", () => {
+    // printf %s 'SecretValue-abcdefghijklmnop' | sha256sum
+    expect(fingerprint(secret)).toBe("ff243ee1def458b2");
+    expect(fingerprint("")).toBe("");
+    expect(fingerprint(undefined)).toBe("");
   });
 });

@@ -303,6 +303,7 @@ describe("pulumi import (read with an id and no state)", () => {
       bucketName: "logs",
       s3Endpoint: s3,
       region: "us-east-1",
+      secretFingerprint: "",
     });
     expect(r.inputs).toEqual({ bucketId: "bkt_1", active: true });
   });

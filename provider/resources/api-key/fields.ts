@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { createdAt, secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 
 export const apiKeyTable = {
   type: "ApiKey",
@@ -15,6 +15,7 @@ export const apiKeyTable = {
         "working at once and `key` holds the new one.",
     },
     key: { kind: "string", secret: true, description: "The key, `<prefix>-<rest>` (secret)." },
+    secretFingerprint: secretFingerprint("`key`"),
     createdAt: createdAt("key"),
   },
 } as const satisfies ResourceTable;

@@ -9,6 +9,7 @@ import { requireS3Url, s3EndpointForRead } from "../../config.js";
 import type { ResourceCore } from "../../contract.js";
 import { goneFromState } from "../../contract.js";
 import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
+import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { s3Region } from "../bucket/fields.js";
@@ -32,6 +33,11 @@ function importParts(id: string): { bucketId: string; accessKeyId: string } | un
 
 function withRotate<T extends object>(o: T, rotate: Record<string, string> | undefined): T {
   return rotate === undefined ? o : { ...o, rotateWhenChanged: rotate };
+}
+
+/** The outputs with the fingerprint of the secret they hold. */
+function fingerprinted(outs: BucketCredentialOutputs): BucketCredentialOutputs {
+  return { ...outs, secretFingerprint: fingerprint(outs.secretAccessKey) };
 }
 
 const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
@@ -71,6 +77,7 @@ const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
       bucketId: inputs.bucketId,
       accessKeyId: credential.access_key_id,
       secretAccessKey: credential.secret_access_key,
+      secretFingerprint: fingerprint(credential.secret_access_key),
       active: credential.active ?? true,
       bucketName,
       s3Endpoint,
@@ -101,7 +108,8 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
   if (live === undefined) return goneFromState(ctx, `credential ${id} (deleted outside Pulumi, or its bucket)`);
   const active = live.active ?? state.active ?? true;
   // An import has no previous state to have drifted from.
-  if (state.active !== undefined && active !== state.active) {
+  const importing = state.active === undefined;
+  if (!importing && active !== state.active) {
     ctx.log.warn(`credential ${id} was ${active ? "activated" : "deactivated"} outside Pulumi.`);
   }
   // State from a refresh keeps its derived outputs; an import starts without them.
@@ -116,6 +124,8 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
     s3Endpoint: s3EndpointForRead(state.s3Endpoint, api.settings, (m) => ctx.log.warn(m)),
     region: state.region || s3Region,
     ...(createdAt === undefined ? {} : { createdAt }),
+    // An import knows no secret; a refresh of a state written before fingerprints keeps it as it is.
+    ...(importing ? { secretFingerprint: "" } : {}),
   };
   return { id, outs, inputs: inputsFrom(bucketCredentialTable, outs) };
 };
@@ -144,17 +154,17 @@ const update: BucketCredentialCore["update"] = async (ctx, id, olds, news) => {
     }
   } catch (err) {
     // A regenerated secret exists only in this answer: losing it would leave the state with a dead secret.
-    if (changedSomething) throw new PartialCreateError(id, outs, err);
+    if (changedSomething) throw new PartialCreateError(id, fingerprinted(outs), err);
     // Regenerated, but no answer carried the new secret: the one in the state is dead. Keep the
     // state without it, and with the old rotateWhenChanged, so the next up regenerates again.
     if (regenerating && hasCode(err, "CLOUDPLATFORM_UNEXPECTED_RESPONSE")) {
-      throw new PartialCreateError(id, { ...olds, secretAccessKey: "" }, err);
+      throw new PartialCreateError(id, fingerprinted({ ...olds, secretAccessKey: "" }), err);
     }
     throw err;
   } finally {
     listOutdated(ctx, olds.bucketId);
   }
-  return outs;
+  return fingerprinted(outs);
 };
 
 const remove: BucketCredentialCore["delete"] = async (ctx, id, state) => {

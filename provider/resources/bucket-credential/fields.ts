@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { createdAt, secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 import { s3Fields } from "../bucket/fields.js";
 
 export const bucketCredentialTable = {
@@ -41,6 +41,7 @@ export const bucketCredentialTable = {
       optional: true,
       description: "Secret half (a Pulumi secret); an imported credential has none until rotated.",
     },
+    secretFingerprint: secretFingerprint("`secretAccessKey`"),
     bucketName: { kind: "string", description: "The S3 bucket name." },
     ...s3Fields,
     createdAt: createdAt("credential"),
