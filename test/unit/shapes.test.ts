@@ -20,6 +20,7 @@ import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
 import { timestamp } from "../../provider/answers/values.js";
 import { readErrorBody } from "../../provider/answers/error-body.js";
+import { fingerprint } from "../../provider/redact.js";
 import { apiKey, base, bucketState, ctx, s3, testHost, thrown, token, useApi, type Logged } from "./support.js";
 
 const buckets = "/object-storage/buckets";
@@ -347,6 +348,7 @@ describe("§2.3 action answers", () => {
     bucketId: "bkt_1",
     accessKeyId: "AK1",
     secretAccessKey: secret,
+    secretFingerprint: fingerprint(secret),
     active: true,
     bucketName: "logs",
     s3Endpoint: s3,
@@ -398,7 +400,7 @@ describe("§2.3 action answers", () => {
     expect(err.message).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
     expect(err.message).toContain("no longer works");
     // The next up sees the old rotateWhenChanged, so it regenerates again; the dead secret is gone.
-    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "" });
+    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "", secretFingerprint: "" });
   });
 
   it("other failures of regenerate are not taken for a regeneration", async () => {
@@ -1174,7 +1176,11 @@ describe.each([jsonApi, stripeLike, halSpring])("a $style platform, through the 
     const h = testHost();
     h.configure({ "cloudplatform:baseUrl": base, "cloudplatform:token": token });
     const created = await apiKeyCore.create(h.context("ApiKey", "k"), {});
-    expect(created.outs).toEqual({ key: "cp-rotated_key_1", createdAt: iso });
+    expect(created.outs).toEqual({
+      key: "cp-rotated_key_1",
+      secretFingerprint: fingerprint("cp-rotated_key_1"),
+      createdAt: iso,
+    });
   });
 
   it("Transcript: create and poll", async () => {
