@@ -3,6 +3,12 @@ export { ApiKey, type ApiKeyArgs } from "./api-key.js";
 export { DnsZone, type DnsZoneArgs } from "./dns-zone.js";
 export { Bucket, type BucketArgs, type StorageClass } from "./bucket.js";
 export { BucketCredential, type BucketCredentialArgs } from "./bucket-credential.js";
+export {
+  RotatingBucketCredential,
+  type RotatingBucketCredentialArgs,
+  type CredentialSlot,
+  type CredentialStatus,
+} from "./rotating-bucket-credential.js";
 export { Transcript, type TranscriptArgs, type TranscriptStatus } from "./transcript.js";
 export * from "./functions.js";
 export { CloudPlatformError } from "../provider/errors.js";

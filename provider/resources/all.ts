@@ -7,6 +7,7 @@ import { apiKeyCore } from "./api-key/core.js";
 import { bucketCore } from "./bucket/core.js";
 import { bucketCredentialCore } from "./bucket-credential/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
+import { rotatingBucketCredentialCore } from "./rotating-bucket-credential/core.js";
 import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
@@ -14,5 +15,6 @@ export const cores: readonly AnyCore[] = [
   dnsZoneCore,
   bucketCore,
   bucketCredentialCore,
+  rotatingBucketCredentialCore,
   transcriptCore,
 ] as unknown as readonly AnyCore[];

@@ -15,7 +15,7 @@ import { isUnknown } from "../../vocabulary.js";
 import { s3Region } from "../bucket/fields.js";
 import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
 import { createOnce } from "../credential-create.js";
-import { optionalBoolean, stringMap } from "../validate.js";
+import { optionalBoolean, requiredBucketId, stringMap } from "../validate.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
 import { bucketCredentialTable, type BucketCredentialInputs, type BucketCredentialOutputs } from "./fields.js";
 import type { Credential } from "./parse.js";
@@ -42,18 +42,7 @@ function fingerprinted(outs: BucketCredentialOutputs): BucketCredentialOutputs {
 
 const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
   const failures = unknownInputs(bucketCredentialTable, news);
-  const rawBucket = news["bucketId"];
-  let bucketId = "";
-  if (typeof rawBucket === "string" && rawBucket !== "") {
-    bucketId = rawBucket;
-  } else if (rawBucket === undefined || rawBucket === null || rawBucket === "") {
-    failures.push({ property: "bucketId", reason: "bucketId is required: pass a Bucket's bucketId output" });
-  } else {
-    failures.push({
-      property: "bucketId",
-      reason: `bucketId must be a string, a Bucket's bucketId output (got ${Array.isArray(rawBucket) ? "an array" : typeof rawBucket})`,
-    });
-  }
+  const bucketId = requiredBucketId(news["bucketId"], failures);
   const active = optionalBoolean("active", news["active"], failures);
   const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
   const unknownActive = isUnknown(news["active"]) ? (news["active"] as unknown as boolean) : undefined;

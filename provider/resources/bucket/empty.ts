@@ -6,18 +6,8 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import { createCredential, deleteCredential } from "../bucket-credential/api.js";
 import type { ApiClient } from "../../client.js";
+import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "./fields.js";
-
-type S3Sdk = typeof import("@aws-sdk/client-s3");
-
-/**
- * The S3 client, loaded on first use: only forceDestroy needs it, and loading it costs every
- * provider process about 0.15 s of CPU and 30 MiB of memory (bench/README.md, row provider-start).
- */
-function s3Sdk(): S3Sdk {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load; import() would turn it into ESM
-  return require("@aws-sdk/client-s3") as S3Sdk;
-}
 
 export interface EmptyResult {
   readonly objects: number;
@@ -33,13 +23,7 @@ export async function emptyBucket(
   // Repeated blindly after an unknown outcome: a second temporary credential goes with the bucket.
   const cred = (await createCredential(client, bucketId, "repeat")).value;
   const sdk = s3Sdk();
-  const s3 = new sdk.S3Client({
-    endpoint: s3Url,
-    region: s3Region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key },
-    maxAttempts: 5,
-  });
+  const s3 = s3Client(s3Url, s3Region, { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key }, 5);
   try {
     const objects = await deleteAllObjects(sdk, s3, bucketName);
     const uploads = await abortAllUploads(sdk, s3, bucketName);
