@@ -46,6 +46,10 @@ export class ApiKey extends pulumi.CustomResource {
      * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
      */
     declare public readonly rotateWhenChanged: pulumi.Output<{[key: string]: string} | undefined>;
+    /**
+     * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+     */
+    declare public /*out*/ readonly secretFingerprint: pulumi.Output<string | undefined>;
 
     /**
      * Create a ApiKey resource with the given unique name, arguments, and options.
@@ -61,10 +65,12 @@ export class ApiKey extends pulumi.CustomResource {
             resourceInputs["rotateWhenChanged"] = args?.rotateWhenChanged;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["key"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         } else {
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["key"] = undefined /*out*/;
             resourceInputs["rotateWhenChanged"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["key"] };

@@ -70,6 +70,10 @@ export class BucketCredential extends pulumi.CustomResource {
      * Secret half (a Pulumi secret); an imported credential has none until rotated.
      */
     declare public /*out*/ readonly secretAccessKey: pulumi.Output<string | undefined>;
+    /**
+     * A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+     */
+    declare public /*out*/ readonly secretFingerprint: pulumi.Output<string | undefined>;
 
     /**
      * Create a BucketCredential resource with the given unique name, arguments, and options.
@@ -94,6 +98,7 @@ export class BucketCredential extends pulumi.CustomResource {
             resourceInputs["region"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         } else {
             resourceInputs["accessKeyId"] = undefined /*out*/;
             resourceInputs["active"] = undefined /*out*/;
@@ -104,6 +109,7 @@ export class BucketCredential extends pulumi.CustomResource {
             resourceInputs["rotateWhenChanged"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["secretAccessKey"] };

@@ -55,6 +55,11 @@ export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
 utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 
+export { RotatingBucketCredentialArgs } from "./rotatingBucketCredential";
+export type RotatingBucketCredential = import("./rotatingBucketCredential").RotatingBucketCredential;
+export const RotatingBucketCredential: typeof import("./rotatingBucketCredential").RotatingBucketCredential = null as any;
+utilities.lazyLoad(exports, ["RotatingBucketCredential"], () => require("./rotatingBucketCredential"));
+
 export { TranscriptArgs } from "./transcript";
 export type Transcript = import("./transcript").Transcript;
 export const Transcript: typeof import("./transcript").Transcript = null as any;
@@ -82,6 +87,8 @@ const _module = {
                 return new BucketCredential(name, <any>undefined, { urn })
             case "cloudplatform:index:DnsZone":
                 return new DnsZone(name, <any>undefined, { urn })
+            case "cloudplatform:index:RotatingBucketCredential":
+                return new RotatingBucketCredential(name, <any>undefined, { urn })
             case "cloudplatform:index:Transcript":
                 return new Transcript(name, <any>undefined, { urn })
             default:

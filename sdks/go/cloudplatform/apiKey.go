@@ -21,6 +21,8 @@ type ApiKey struct {
 	Key pulumi.StringOutput `pulumi:"key"`
 	// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 	RotateWhenChanged pulumi.StringMapOutput `pulumi:"rotateWhenChanged"`
+	// A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+	SecretFingerprint pulumi.StringPtrOutput `pulumi:"secretFingerprint"`
 }
 
 // NewApiKey registers a new resource with the given unique name, arguments, and options.
@@ -177,6 +179,11 @@ func (o ApiKeyOutput) Key() pulumi.StringOutput {
 // Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 func (o ApiKeyOutput) RotateWhenChanged() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringMapOutput { return v.RotateWhenChanged }).(pulumi.StringMapOutput)
+}
+
+// A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+func (o ApiKeyOutput) SecretFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.SecretFingerprint }).(pulumi.StringPtrOutput)
 }
 
 type ApiKeyArrayOutput struct{ *pulumi.OutputState }

@@ -34,6 +34,8 @@ type BucketCredential struct {
 	S3Endpoint pulumi.StringOutput `pulumi:"s3Endpoint"`
 	// Secret half (a Pulumi secret); an imported credential has none until rotated.
 	SecretAccessKey pulumi.StringPtrOutput `pulumi:"secretAccessKey"`
+	// A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+	SecretFingerprint pulumi.StringPtrOutput `pulumi:"secretFingerprint"`
 }
 
 // NewBucketCredential registers a new resource with the given unique name, arguments, and options.
@@ -235,6 +237,11 @@ func (o BucketCredentialOutput) S3Endpoint() pulumi.StringOutput {
 // Secret half (a Pulumi secret); an imported credential has none until rotated.
 func (o BucketCredentialOutput) SecretAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretAccessKey }).(pulumi.StringPtrOutput)
+}
+
+// A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+func (o BucketCredentialOutput) SecretFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretFingerprint }).(pulumi.StringPtrOutput)
 }
 
 type BucketCredentialArrayOutput struct{ *pulumi.OutputState }

@@ -29,6 +29,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &BucketCredential{}
 	case "cloudplatform:index:DnsZone":
 		r = &DnsZone{}
+	case "cloudplatform:index:RotatingBucketCredential":
+		r = &RotatingBucketCredential{}
 	case "cloudplatform:index:Transcript":
 		r = &Transcript{}
 	default:

@@ -16,6 +16,7 @@ from .get_buckets import *
 from .get_dns_zone import *
 from .get_dns_zones import *
 from .provider import *
+from .rotating_bucket_credential import *
 from .transcript import *
 from . import outputs
 
@@ -38,6 +39,7 @@ _utilities.register(
    "cloudplatform:index:Bucket": "Bucket",
    "cloudplatform:index:BucketCredential": "BucketCredential",
    "cloudplatform:index:DnsZone": "DnsZone",
+   "cloudplatform:index:RotatingBucketCredential": "RotatingBucketCredential",
    "cloudplatform:index:Transcript": "Transcript"
   }
  }

@@ -138,6 +138,7 @@ class BucketCredential(pulumi.CustomResource):
             __props__.__dict__["region"] = None
             __props__.__dict__["s3_endpoint"] = None
             __props__.__dict__["secret_access_key"] = None
+            __props__.__dict__["secret_fingerprint"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["secretAccessKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["bucketId"])
@@ -173,6 +174,7 @@ class BucketCredential(pulumi.CustomResource):
         __props__.__dict__["rotate_when_changed"] = None
         __props__.__dict__["s3_endpoint"] = None
         __props__.__dict__["secret_access_key"] = None
+        __props__.__dict__["secret_fingerprint"] = None
         return BucketCredential(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
@@ -246,4 +248,12 @@ class BucketCredential(pulumi.CustomResource):
         Secret half (a Pulumi secret); an imported credential has none until rotated.
         """
         return pulumi.get(self, "secret_access_key")
+
+    @_builtins.property
+    @pulumi.getter(name="secretFingerprint")
+    def secret_fingerprint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+        """
+        return pulumi.get(self, "secret_fingerprint")
 
