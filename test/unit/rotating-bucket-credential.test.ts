@@ -335,7 +335,9 @@ describe("RotatingBucketCredential update: rotation and repair", () => {
       rotatedAt: iso(due),
       nextRotationAt: iso(due + 30 * day),
     });
-    expect(messages(logs)).toContain("rotated: the current credential AKB (slot b");
+    expect(messages(logs)).toContain(
+      `rotated: AKB (slot b, secret fingerprint ${fingerprint(secret(3))}) is current now; AKA (slot a`,
+    );
     // Right after, nothing is due.
     expect(core.diff(at(due), "id", outs, inputs).changes).toBe(false);
   });

@@ -60,13 +60,16 @@ const roles: readonly Role[] = ["current", "previous"];
 /** Whose create the journal records for a slot: one entry per slot, so both are found after a kill. */
 const creatorOf = (ctx: CallContext, slot: Slot): Creator => ({ type: table.type, name: `${ctx.name}#${slot}` });
 
-/** How a log line names a credential. */
-function label(outs: Outputs, role: Role): string {
+/** How a log line names a credential: its access key id, slot and secret's fingerprint (never the secret). */
+function named(outs: Outputs, role: Role): string {
   const held = heldOf(outs, role);
-  const id = held.accessKeyId === "" ? "" : ` ${held.accessKeyId}`;
+  const id = held.accessKeyId === "" ? "" : `${held.accessKeyId} `;
   const print = held.secretKnown ? `, secret fingerprint ${fingerprint(held.secretAccessKey)}` : "";
-  return `the ${role} credential${id} (slot ${slotOf(outs, role)}${print})`;
+  return `${id}(slot ${slotOf(outs, role)}${print})`;
 }
+
+/** `named`, with the credential's part: "the current credential CPAK… (slot a, …)". */
+const label = (outs: Outputs, role: Role): string => `the ${role} credential ${named(outs, role)}`;
 
 /** A call about the state proves it holds its credentials: their journal entries have done their job. */
 function held(ctx: CallContext, outs: Outputs): void {
@@ -298,7 +301,7 @@ class Worker {
       await this.regenerate("previous");
       await this.setActive("previous", true);
     }
-    const old = label(this.outs, "current");
+    const old = named(this.outs, "current");
     this.outs = swapped(this.outs);
     this.outs = {
       ...this.outs,
@@ -307,8 +310,8 @@ class Worker {
     };
     this.rotated = true;
     this.ctx.log.info(
-      `rotated: ${label(this.outs, "current")} is current now; ${old.replace("the current", "the previous")} stays ` +
-        "valid until the next rotation.",
+      `rotated: ${named(this.outs, "current")} is current now; ${old}, current until now, stays valid until ` +
+        "the next rotation.",
     );
   }
 
