@@ -97,7 +97,7 @@ async function reconcile(
     (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id),
   );
   if (fresh.length === 0) return undefined;
-  const made = only(fresh, bucketId);
+  const made = only(ctx, fresh, bucketId, who);
   const credential = await regenerateCredential(ctx.client, bucketId, made.access_key_id);
   ctx.log.info(
     `the answer to the create of credential ${made.access_key_id} was lost; its secret was regenerated ` +
@@ -132,7 +132,7 @@ async function findInterruptedCredential(
   const fresh = listed.filter(
     (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id) && (until?.has(c.access_key_id) ?? true),
   );
-  return fresh.length === 0 ? undefined : only(fresh, bucketId);
+  return fresh.length === 0 ? undefined : only(ctx, fresh, bucketId, who);
 }
 
 /** Access key ids of the bucket that the journal gives to other credentials of this stack. */
@@ -144,13 +144,22 @@ function ownedByOthers(ctx: CallContext, bucketId: string, who: Creator): Set<st
   return new Set(ids);
 }
 
-/** The one credential of `fresh`; more than one cannot be told apart (someone else creates credentials there). */
-function only<T extends Credential>(fresh: readonly T[], bucketId: string): T {
+/**
+ * The one credential of `fresh`. More than one cannot be told apart: someone else creates credentials
+ * on the bucket (another stack, a person), and the platform gives a create no key to find it by. The
+ * journal then forgets this create: once the user has deleted the candidates no one holds, as the
+ * error says, the next `up` creates anew, and never takes a candidate left (another's) for its own.
+ */
+function only<T extends Credential>(ctx: CallContext, fresh: readonly T[], bucketId: string, who: Creator): T {
   if (fresh.length === 1) return fresh[0] as T;
+  ctx.journal.forget(who.type, who.name);
   const ids = fresh.map((c) => c.access_key_id).join(", ");
   throw new OutcomeUnknownError(
     `bucket ${bucketId} holds ${fresh.length} credentials that appeared while this one was being created (${ids}), ` +
-      "so which one it made cannot be told: something else creates credentials on this bucket",
-    "Delete those the other creator does not use (their secrets were never shown to this stack), then run `pulumi up` again.",
+      "so which one it made cannot be told: something else creates credentials on this bucket at the same time, " +
+      "and the platform gives a create no key to find it by",
+    "One of them is this create's, which no one can use (its secret was in the lost answer); the others are the " +
+      'other creator\'s. Delete those that no stack holds (README, "When a deployment is interrupted"), then run ' +
+      "`pulumi up` again: it creates a new credential.",
   );
 }
