@@ -38,8 +38,10 @@ type Params struct {
 	CredentialActive bool   `json:"credentialActive"`
 	// Any change regenerates the credential's secret in place.
 	CredentialRotation string `json:"credentialRotation"`
-	KeyRotation        string `json:"keyRotation"`
-	TranscriptURL      string `json:"transcriptUrl"`
+	// Any change rotates the two-slot credential: the previous one regenerated, then made current.
+	PairRotation  string `json:"pairRotation"`
+	KeyRotation   string `json:"keyRotation"`
+	TranscriptURL string `json:"transcriptUrl"`
 	// Adopt a bucket and one of its credentials made outside Pulumi (the `import` resource option,
 	// the engine step `pulumi import` runs), when set.
 	ImportBucketID     string `json:"importBucketId"`
@@ -75,6 +77,14 @@ func program(p Params) pulumi.RunFunc {
 			BucketId:          bucket.BucketId,
 			Active:            pulumi.Bool(p.CredentialActive),
 			RotateWhenChanged: pulumi.StringMap{"rotation": pulumi.String(p.CredentialRotation)},
+		})
+		if err != nil {
+			return err
+		}
+		pair, err := cloudplatform.NewRotatingBucketCredential(ctx, "app", &cloudplatform.RotatingBucketCredentialArgs{
+			BucketId:          bucket.BucketId,
+			RotateAfter:       pulumi.String("30d"),
+			RotateWhenChanged: pulumi.StringMap{"rotation": pulumi.String(p.PairRotation)},
 		})
 		if err != nil {
 			return err
@@ -124,6 +134,13 @@ func program(p Params) pulumi.RunFunc {
 		ctx.Export("accessKeyId", writer.AccessKeyId)
 		ctx.Export("secretAccessKey", writer.SecretAccessKey)
 		ctx.Export("credentialActive", writer.Active)
+		ctx.Export("writerFingerprint", writer.SecretFingerprint)
+		ctx.Export("pairAccessKeyId", pair.AccessKeyId)
+		ctx.Export("pairSecretAccessKey", pair.SecretAccessKey)
+		ctx.Export("pairFingerprint", pair.SecretFingerprint)
+		ctx.Export("pairPreviousAccessKeyId", pair.PreviousAccessKeyId)
+		ctx.Export("pairPreviousSecretAccessKey", pair.PreviousSecretAccessKey)
+		ctx.Export("pairNextRotationAt", pair.NextRotationAt)
 		ctx.Export("transcriptId", talk.TranscriptId)
 		ctx.Export("transcriptStatus", talk.Status)
 		ctx.Export("transcriptText", talk.Text)
