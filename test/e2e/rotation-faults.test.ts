@@ -9,28 +9,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putObject, readOnce, S3Reader, type Pair } from "../../scripts/lib/s3-reader.mts";
+import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
 import { Platform, type Faults } from "../../scripts/soak/platform.mts";
-import { endAll, processTree, signal, waitGone, type Proc } from "../../scripts/soak/processes.mts";
-import { repairState, SoakStack } from "../../scripts/soak/stacks.mts";
+import { endAll } from "../../scripts/soak/processes.mts";
+import { SoakStack } from "../../scripts/soak/stacks.mts";
 import { emulatorStats, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { killedUp as killUp } from "./support/kill.js";
+import { pairOf, setting } from "./support/rotation.js";
 import { changesOtherThanSame, ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
 
 const project = "cloudplatform-rotation";
-const setting = (values: Record<string, string>): Config =>
-  Object.fromEntries(Object.entries(values).map(([key, value]) => [`${project}:${key}`, { value }]));
-
-function pairOf(up: RunResult, role: "current" | "previous" = "current"): Pair {
-  const prefix = role === "current" ? "" : "previous";
-  const named = (name: string) => (prefix === "" ? name : `${prefix}${name[0]?.toUpperCase()}${name.slice(1)}`);
-  return {
-    endpoint: output(up, "s3Endpoint"),
-    region: output(up, "region"),
-    bucket: output(up, "bucketName"),
-    accessKeyId: output(up, named("accessKeyId")),
-    secretAccessKey: output(up, named("secretAccessKey")),
-  };
-}
 
 /** The access key ids a stack's export holds: every RotatingBucketCredential's current and previous. */
 function heldBy(exported: string): string[] {
@@ -75,12 +63,24 @@ describe("rotations while the platform loses, garbles and drops the credential c
     await emulator?.close();
   });
 
-  it("creates, then rotates five times: an up that fails is finished by the next, never a third credential, no read refused", async () => {
-    let config: Config = setting({ rotation: "1" });
+  let config: Config = setting({ rotation: "1" });
+  let last: RunResult;
+  let bucketName = "";
+  let reader: S3Reader;
+  let seed = 2026;
+
+  /** Both of the stack's credentials, and nothing else, are on the bucket; both pairs work. */
+  async function expectTwoWorking(up: RunResult): Promise<void> {
+    expect(await credentialsOn(platform, bucketName)).toEqual(
+      [output(up, "accessKeyId"), output(up, "previousAccessKeyId")].sort(),
+    );
+    expect(await readOnce(pairOf(up), "notes.txt")).toBe("ok");
+    expect(await readOnce(pairOf(up, "previous"), "notes.txt")).toBe("ok");
+  }
+
+  it("creates, then rotates five times under faults: one rotation per up, never a third credential, no read refused", async () => {
     let failedUps = 0;
-    let bucketName = "";
     /** `up` under faults until one succeeds; after every attempt, the bucket holds two credentials at most. */
-    let seed = 2026;
     const upUntilDone = async (): Promise<RunResult> => {
       for (let attempt = 1; attempt <= 4; attempt++) {
         expect(await platform.setFaults(faults(seed++))).toEqual({ accepted: true });
@@ -94,33 +94,21 @@ describe("rotations while the platform loses, garbles and drops the credential c
       throw new Error("four ups in a row failed");
     };
 
-    let last = await upUntilDone();
+    last = await upUntilDone();
     bucketName = output(last, "bucketName");
-    expect(await credentialsOn(platform, bucketName)).toEqual(
-      [output(last, "accessKeyId"), output(last, "previousAccessKeyId")].sort(),
-    );
     await putObject(pairOf(last), "notes.txt", "hello");
-    const reader = new S3Reader(pairOf(last), "notes.txt");
-    try {
-      for (let rotation = 2; rotation <= 6; rotation++) {
-        const before = last;
-        config = setting({ rotation: String(rotation) });
-        last = await upUntilDone();
-        reader.use(pairOf(last));
-        // One rotation exactly, whatever the faults made of the attempts.
-        expect(last.outputs?.["rotations"]?.value).toBe(rotation - 1);
-        expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
-        expect(output(last, "previousAccessKeyId")).toBe(output(before, "accessKeyId"));
-        expect(await credentialsOn(platform, bucketName)).toEqual(
-          [output(last, "accessKeyId"), output(last, "previousAccessKeyId")].sort(),
-        );
-        expect(await readOnce(pairOf(last), "notes.txt")).toBe("ok");
-        expect(await readOnce(pairOf(last, "previous"), "notes.txt")).toBe("ok");
-      }
-    } finally {
-      const reading = await reader.stop();
-      expect(reading.refused).toEqual([]);
-      expect(reading.ok).toBeGreaterThan(20);
+    await expectTwoWorking(last);
+    reader = new S3Reader(pairOf(last), "notes.txt");
+    for (let rotation = 2; rotation <= 6; rotation++) {
+      const before = last;
+      config = setting({ rotation: String(rotation) });
+      last = await upUntilDone();
+      reader.use(pairOf(last));
+      // One rotation exactly, whatever the faults made of the attempts.
+      expect(last.outputs?.["rotations"]?.value).toBe(rotation - 1);
+      expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
+      expect(output(last, "previousAccessKeyId")).toBe(output(before, "accessKeyId"));
+      await expectTwoWorking(last);
     }
     const injected = (await platform.stats()).injected;
     for (const kind of ["lose", "garble", "drop", "503"]) {
@@ -129,7 +117,46 @@ describe("rotations while the platform loses, garbles and drops the credential c
     console.info(
       `rotation under faults: ${failedUps} of the ups failed and were finished by the next; ${JSON.stringify(injected)}`,
     );
+    expect(reader.reading().refused).toEqual([]);
+  });
+
+  it("fails a rotation whose regenerations are all answered unreadably, without harm, and the next up finishes it", async () => {
+    const before = last;
+    config = setting({ rotation: "7" });
+    expect(await platform.setFaults({ garbleRate: 1, routes: "/regenerate" })).toEqual({ accepted: true });
+    const failed = await stack.upFailing(config);
+    await platform.clearFaults();
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
+    // The state keeps the current credential as it was, and says the previous one's secret is lost.
+    const state = JSON.parse(await stack.exportState()) as {
+      deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
+    };
+    const outputs = state.deployment.resources.find((r) => r.type.endsWith(":RotatingBucketCredential"))?.outputs;
+    expect(outputs).toMatchObject({
+      accessKeyId: output(before, "accessKeyId"),
+      secretFingerprint: output(before, "secretFingerprint"),
+      previousAccessKeyId: output(before, "previousAccessKeyId"),
+      previousStatus: "secretLost",
+      previousSecretFingerprint: "",
+      rotations: 5,
+    });
+    expect(await readOnce(pairOf(before), "notes.txt")).toBe("ok");
+    expect((await credentialsOn(platform, bucketName)).length).toBe(2);
+
+    last = await stack.up(config);
+    reader.use(pairOf(last));
+    expect(last.outputs?.["rotations"]?.value).toBe(6);
+    expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
+    expect(output(last, "previousSecretFingerprint")).toBe(output(before, "secretFingerprint"));
+    await expectTwoWorking(last);
     expect(changesOtherThanSame(await stack.preview(config))).toEqual({});
+  });
+
+  it("destroys both credentials; the application met no refusal throughout", async () => {
+    const reading = await reader.stop();
+    expect(reading.refused).toEqual([]);
+    expect(reading.ok).toBeGreaterThan(20);
     await stack.destroy();
     expect(await credentialsOn(platform, bucketName)).toEqual([]);
   });
@@ -171,42 +198,21 @@ describe("an up killed during the create of the credentials, or during a rotatio
   /** Requests of `route` the platform served so far. */
   const served = async (route: string) => (await emulatorStats(emulator)).requests[route] ?? 0;
 
-  /**
-   * Starts `up`, every credential POST held back 1.5 s before the platform processes it, and
-   * SIGKILLs `victim` once `ready()` says so. Returns the killed run's processes.
-   */
-  async function killedUp(
+  /** `up` SIGKILLed once `ready()` says so, every credential POST held back 1.5 s so that one is in flight. */
+  const killedUp = (
     stack: SoakStack,
     victim: "cli" | "program",
     more: Record<string, string>,
     ready: () => Promise<boolean>,
-  ): Promise<Proc[]> {
-    await platform.setFaults({ latencyMs: 1500, routes: "POST /object-storage/buckets/" });
-    const running = stack.start("up", config(more));
-    let ended = false;
-    void running.result.then(() => (ended = true));
-    try {
-      for (;;) {
-        if (await ready()) break;
-        if (ended) throw new Error("the up ended before the moment of the kill");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const tree = await processTree(running.pid);
-      const target = victim === "cli" ? tree.find((p) => p.command === "pulumi") : tree[0];
-      expect(target, "the up was still running at the kill").toBeDefined();
-      await signal(target as Proc, "SIGKILL");
-      await running.result;
-      if (victim === "program")
-        await waitGone(
-          tree.filter((p) => p.command === "pulumi"),
-          120_000,
-        );
-      await repairState(stack.stateDir);
-      return tree;
-    } finally {
-      await platform.clearFaults();
-    }
-  }
+  ) =>
+    killUp({
+      platform,
+      stack,
+      config: config(more),
+      victim,
+      ready,
+      faults: { latencyMs: 1500, routes: "POST /object-storage/buckets/" },
+    });
 
   const create = "POST /object-storage/buckets/{bucketId}/credentials";
   const regenerate = "POST /object-storage/buckets/{bucketId}/credentials/{accessKeyId}/regenerate";

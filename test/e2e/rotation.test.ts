@@ -5,26 +5,14 @@
 // current credential, and no secret in `pulumi stack export`. The bucket's credentials are counted
 // on the platform after each step: always two.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putObject, readOnce, S3Reader, type Pair } from "../../scripts/lib/s3-reader.mts";
+import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
 import { Platform } from "../../scripts/soak/platform.mts";
 import { bucketIdByName, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest } from "./support/lifecycle.js";
+import { pairOf, setting } from "./support/rotation.js";
 import { changesOtherThanSame, ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
 
 const project = "cloudplatform-rotation";
-const setting = (values: Record<string, string>): Config =>
-  Object.fromEntries(Object.entries(values).map(([key, value]) => [`${project}:${key}`, { value }]));
-
-function pairOf(up: RunResult, role: "current" | "previous" = "current"): Pair {
-  const key = (name: string) => (role === "current" ? name : `previous${name[0]?.toUpperCase()}${name.slice(1)}`);
-  return {
-    endpoint: output(up, "s3Endpoint"),
-    region: output(up, "region"),
-    bucket: output(up, "bucketName"),
-    accessKeyId: output(up, key("accessKeyId")),
-    secretAccessKey: output(up, key("secretAccessKey")),
-  };
-}
 
 const value = (up: RunResult, name: string): unknown => up.outputs?.[name]?.value;
 
