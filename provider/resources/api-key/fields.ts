@@ -4,7 +4,8 @@ export const apiKeyTable = {
   type: "ApiKey",
   description:
     "The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops " +
-    "working). There is no revoke endpoint: deleting only forgets the key.",
+    "working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation " +
+    "is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.",
   fields: {
     rotateWhenChanged: {
       kind: "stringMap",

@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+// The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 type ApiKey struct {
 	pulumi.CustomResourceState
 

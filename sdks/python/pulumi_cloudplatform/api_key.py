@@ -50,7 +50,7 @@ class ApiKey(pulumi.CustomResource):
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
-        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -63,7 +63,7 @@ class ApiKey(pulumi.CustomResource):
                  args: Optional[ApiKeyArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 
         :param str resource_name: The name of the resource.
         :param ApiKeyArgs args: The arguments to use to populate this resource's properties.
