@@ -15,12 +15,13 @@ import { parseArgs } from "node:util";
 import { repoRoot } from "../scripts/lib/paths.mts";
 import { engineSuite } from "./engine.mts";
 import type { RowResult, Suite } from "./lib.mts";
+import { rotationSuite } from "./rotation.mts";
 import { s3Suite } from "./s3.mts";
 import { startSuite } from "./start.mts";
 import { uploadSuite } from "./upload.mts";
 
 /** In the order of the table. A new suite (e.g. another host's rows) is one more entry. */
-const suites: readonly Suite[] = [engineSuite, startSuite, uploadSuite, s3Suite];
+const suites: readonly Suite[] = [engineSuite, startSuite, uploadSuite, s3Suite, rotationSuite];
 
 const { values } = parseArgs({
   options: {

@@ -99,7 +99,7 @@ interface Measured {
 }
 
 /** Runs one operation in a child process (the Automation API hosts the program in its caller). */
-function runStep(request: RunRequest, binDir: string): Promise<RunResult> {
+export function runStep(request: RunRequest, binDir: string): Promise<RunResult> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_")),
   ) as NodeJS.ProcessEnv;
