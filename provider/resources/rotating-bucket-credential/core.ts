@@ -79,16 +79,15 @@ function held(ctx: CallContext, outs: Outputs): void {
   }
 }
 
-/** The program's inputs as the state keeps them. */
-function inputsOf(inputs: Inputs): Partial<Outputs> {
+/** The program's inputs, those left out absent (the engine cannot serialize `undefined`). */
+function inputsOf(inputs: Inputs): Inputs {
+  const { bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, takeOver } = inputs;
   return {
-    bucketId: inputs.bucketId,
-    ...(inputs.rotateAfter === undefined ? {} : { rotateAfter: inputs.rotateAfter }),
-    ...(inputs.rotateWhenChanged === undefined ? {} : { rotateWhenChanged: inputs.rotateWhenChanged }),
-    ...(inputs.deactivatePreviousAfter === undefined
-      ? {}
-      : { deactivatePreviousAfter: inputs.deactivatePreviousAfter }),
-    ...(inputs.takeOver === undefined ? {} : { takeOver: inputs.takeOver }),
+    bucketId,
+    ...(rotateAfter === undefined ? {} : { rotateAfter }),
+    ...(rotateWhenChanged === undefined ? {} : { rotateWhenChanged }),
+    ...(deactivatePreviousAfter === undefined ? {} : { deactivatePreviousAfter }),
+    ...(takeOver === undefined ? {} : { takeOver }),
   };
 }
 
@@ -151,13 +150,7 @@ const check: Core["check"] = (_ctx, _olds, news) => {
   const rotateAfter = text("rotateAfter");
   const deactivatePreviousAfter = text("deactivatePreviousAfter");
   return {
-    inputs: {
-      bucketId,
-      ...(rotateAfter === undefined ? {} : { rotateAfter }),
-      ...(rotateWhenChanged === undefined ? {} : { rotateWhenChanged }),
-      ...(deactivatePreviousAfter === undefined ? {} : { deactivatePreviousAfter }),
-      ...(takeOver === undefined ? {} : { takeOver }),
-    },
+    inputs: inputsOf({ bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, takeOver }),
     failures,
   };
 };
