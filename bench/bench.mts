@@ -17,12 +17,21 @@ import { engineSuite } from "./engine.mts";
 import { importSuite } from "./import.mts";
 import type { RowResult, Suite } from "./lib.mts";
 import { objectsSuite } from "./objects.mts";
+import { rotationSuite } from "./rotation.mts";
 import { s3Suite } from "./s3.mts";
 import { startSuite } from "./start.mts";
 import { uploadSuite } from "./upload.mts";
 
 /** In the order of the table. A new suite (e.g. another host's rows) is one more entry. */
-const suites: readonly Suite[] = [engineSuite, startSuite, uploadSuite, s3Suite, importSuite, objectsSuite];
+const suites: readonly Suite[] = [
+  engineSuite,
+  startSuite,
+  uploadSuite,
+  s3Suite,
+  importSuite,
+  objectsSuite,
+  rotationSuite,
+];
 
 const { values } = parseArgs({
   options: {

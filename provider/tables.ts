@@ -87,6 +87,18 @@ export function createdAt(what: string) {
   } as const;
 }
 
+/** The fingerprint of a secret output (redact.ts `fingerprint`): `secretFingerprint`. */
+export function secretFingerprint(secret: string) {
+  return {
+    kind: "string",
+    // States written before it existed hold none until the secret next changes.
+    optional: true,
+    description:
+      `A fingerprint of ${secret}: the first 16 hex digits of its SHA-256, not secret. It changes when the ` +
+      "secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.",
+  } as const;
+}
+
 function names(table: ResourceTable, keep: (field: Field) => boolean): string[] {
   return Object.entries(table.fields)
     .filter(([, field]) => keep(field))

@@ -14,8 +14,10 @@ export interface ApiKeyArgs {
 
 /**
  * The project's API key. A project has exactly one key: creating this resource generates it, or
- * rotates the existing one (which then stops working). The platform cannot revoke a key: deleting
- * the resource leaves the key valid (a warning says so).
+ * rotates the existing one (which then stops working). So it cannot have two slots, as a
+ * `RotatingBucketCredential` has for a bucket: a rotation is an outage for whatever still holds the
+ * old key until it is given the new one (`secretFingerprint` tells which key it holds). The platform
+ * cannot revoke a key: deleting the resource leaves the key valid (a warning says so).
  *
  * If the provider itself authenticates with the project API key, creating or rotating this resource
  * replaces that key: the provider switches to the new key for the rest of the run, and you must then
@@ -28,6 +30,11 @@ export interface ApiKeyArgs {
 export class ApiKey extends pulumi.CustomResource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
+  /**
+   * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the
+   * secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+   */
+  declare public readonly secretFingerprint: pulumi.Output<string | undefined>;
   /** When the platform created the key, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;

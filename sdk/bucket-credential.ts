@@ -60,6 +60,11 @@ export class BucketCredential extends pulumi.CustomResource {
    * until a `rotateWhenChanged` change regenerates it in place.
    */
   declare public readonly secretKnown: pulumi.Output<boolean>;
+  /**
+   * A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the
+   * secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+   */
+  declare public readonly secretFingerprint: pulumi.Output<string | undefined>;
   declare public readonly active: pulumi.Output<boolean>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
   /** The S3 bucket name. */

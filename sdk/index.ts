@@ -5,6 +5,12 @@ export { Bucket, type BucketArgs, type StorageClass } from "./bucket.js";
 export { BucketCredential, type BucketCredentialArgs } from "./bucket-credential.js";
 export { BucketObject, type BucketObjectArgs } from "./bucket-object.js";
 export { SyncedFolder, type SyncedFolderArgs } from "./synced-folder.js";
+export {
+  RotatingBucketCredential,
+  type RotatingBucketCredentialArgs,
+  type CredentialSlot,
+  type CredentialStatus,
+} from "./rotating-bucket-credential.js";
 export { Transcript, type TranscriptArgs, type TranscriptStatus } from "./transcript.js";
 export * from "./functions.js";
 export { CloudPlatformError } from "../provider/errors.js";

@@ -5,7 +5,9 @@
  * plain JSON and back (wire.ts), secrets marked: the core's secret outputs and any output whose
  * input was secret.
  */
+import * as log from "@pulumi/pulumi/log";
 import type * as provider from "@pulumi/pulumi/provider";
+import { getEngine } from "@pulumi/pulumi/runtime/settings";
 import type { AnyCore, Logger } from "../contract.js";
 import { secretOutputs } from "../tables.js";
 import { Host } from "../host.js";
@@ -14,12 +16,17 @@ import { invoke } from "./invoke.js";
 import { schemaJson } from "./schema.js";
 import { decode, encode } from "./wire.js";
 
-/** Lines go to stderr, which the engine collects from the plugin process (stdout carries only the gRPC port). */
-export const stderrLogger: Logger = {
-  info: (m) => void process.stderr.write(`info: ${m}\n`),
-  warn: (m) => void process.stderr.write(`warning: ${m}\n`),
+/**
+ * Lines go to the engine, which shows them in the CLI's output as it does the dynamic provider's
+ * (engine-address.ts); without an engine (a test, a plugin started by hand), to stderr, never to
+ * stdout, which carries only the gRPC port.
+ */
+export const pluginLogger: Logger = {
+  info: (m) => (getEngine() ? void log.info(m) : void process.stderr.write(`info: ${m}\n`)),
+  warn: (m) => (getEngine() ? void log.warn(m) : void process.stderr.write(`warning: ${m}\n`)),
   debug: (m) => {
-    if (process.env["CLOUDPLATFORM_DEBUG"] === "1") process.stderr.write(`debug: ${m}\n`);
+    if (getEngine()) void log.debug(m);
+    else if (process.env["CLOUDPLATFORM_DEBUG"] === "1") process.stderr.write(`debug: ${m}\n`);
   },
 };
 
@@ -36,7 +43,7 @@ function secretsOf(core: AnyCore, secretInputs: ReadonlySet<string>): Set<string
 }
 
 export function createProvider(options: PluginOptions): provider.Provider {
-  const host = options.host ?? new Host({ logger: stderrLogger });
+  const host = options.host ?? new Host({ logger: pluginLogger });
 
   return {
     version: options.version,

@@ -17,7 +17,7 @@ import type { Bucket } from "../resources/bucket/parse.js";
 import type { Zone } from "../resources/dns-zone/parse.js";
 
 /** The resource types whose pending creates leave objects behind, as the type tokens name them. */
-export type Kind = "Bucket" | "DnsZone" | "BucketCredential" | "Transcript" | "ApiKey";
+export type Kind = "Bucket" | "DnsZone" | "BucketCredential" | "RotatingBucketCredential" | "Transcript" | "ApiKey";
 
 const tokenPattern = /^(?:pulumi-nodejs:dynamic\/cloudplatform|cloudplatform:index):(\w+)$/;
 
@@ -27,6 +27,7 @@ function kindOf(type: unknown): Kind | undefined {
   return kind === "Bucket" ||
     kind === "DnsZone" ||
     kind === "BucketCredential" ||
+    kind === "RotatingBucketCredential" ||
     kind === "Transcript" ||
     kind === "ApiKey"
     ? kind
@@ -41,6 +42,8 @@ export interface PendingCreate {
   readonly objectName?: string;
   /** A credential's bucket. */
   readonly bucketId?: string;
+  /** How many credentials the create makes: two for a RotatingBucketCredential, less those it takes over. */
+  readonly credentials?: number;
 }
 
 /** What the stack's state says. */
@@ -92,6 +95,12 @@ export function readStack(exported: unknown, lastDeploymentEnd?: number): StackV
       case "BucketCredential":
         heldCredentials.add(id);
         break;
+      case "RotatingBucketCredential":
+        for (const key of ["accessKeyId", "previousAccessKeyId"]) {
+          const held = str(outputs[key]);
+          if (held !== undefined) heldCredentials.add(held);
+        }
+        break;
       default:
         break;
     }
@@ -105,7 +114,8 @@ export function readStack(exported: unknown, lastDeploymentEnd?: number): StackV
     if (kind === undefined) continue;
     const inputs = isObj(resource["inputs"]) ? resource["inputs"] : {};
     const objectName = kind === "Bucket" || kind === "DnsZone" ? str(inputs["name"]) : undefined;
-    const bucketId = kind === "BucketCredential" ? str(inputs["bucketId"]) : undefined;
+    const credentials = credentialsMade(kind, inputs);
+    const bucketId = credentials > 0 ? str(inputs["bucketId"]) : undefined;
     pending.push({
       kind,
       name:
@@ -113,7 +123,7 @@ export function readStack(exported: unknown, lastDeploymentEnd?: number): StackV
           .split("::")
           .pop() ?? "",
       ...(objectName === undefined ? {} : { objectName }),
-      ...(bucketId === undefined ? {} : { bucketId }),
+      ...(bucketId === undefined ? {} : { bucketId, credentials }),
     });
   }
 
@@ -126,6 +136,14 @@ export function readStack(exported: unknown, lastDeploymentEnd?: number): StackV
     heldCredentials,
     since: candidates.length === 0 ? undefined : Math.max(...candidates),
   };
+}
+
+/** How many credentials a pending create of `kind` makes on its bucket. */
+function credentialsMade(kind: Kind, inputs: Obj): number {
+  if (kind === "BucketCredential") return 1;
+  if (kind !== "RotatingBucketCredential") return 0;
+  const takenOver = Array.isArray(inputs["takeOver"]) ? inputs["takeOver"].length : 0;
+  return Math.max(0, 2 - takenOver);
 }
 
 /** What the platform holds, as far as recovery needs it. */
@@ -214,17 +232,19 @@ export async function plan(
     }
   }
 
+  // Per bucket, the pending creates of credentials: one label per credential they make.
   const pendingPerBucket = new Map<string, string[]>();
   for (const p of stack.pending) {
-    if (p.kind !== "BucketCredential" || p.bucketId === undefined) continue;
-    pendingPerBucket.set(p.bucketId, [...(pendingPerBucket.get(p.bucketId) ?? []), p.name]);
+    if (p.bucketId === undefined || (p.credentials ?? 0) === 0) continue;
+    const labels = Array.from({ length: p.credentials ?? 0 }, () => `${p.kind} "${p.name}"`);
+    pendingPerBucket.set(p.bucketId, [...(pendingPerBucket.get(p.bucketId) ?? []), ...labels]);
   }
   // The user's `--delete` answers the question recovery asked about that bucket's credentials.
   const answered = new Set(explicit.map((e) => e.bucketId));
   for (const [bucketId, names] of pendingPerBucket) {
     // Deleting the bucket deletes its credentials (docs/api-contract.md §5).
     if (deletedBuckets.has(bucketId) || answered.has(bucketId)) continue;
-    const label = names.map((n) => `BucketCredential "${n}"`).join(", ");
+    const label = [...new Set(names)].join(", ");
     const unheld = (await platform.credentialsOf(bucketId)).filter((c) => !stack.heldCredentials.has(c.access_key_id));
     if (unheld.length === 0) continue;
     const own = stack.ownBuckets.has(bucketId);

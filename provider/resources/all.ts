@@ -9,6 +9,7 @@ import { bucketCredentialCore } from "./bucket-credential/core.js";
 import { bucketObjectCore } from "./bucket-object/core.js";
 import { dnsZoneCore } from "./dns-zone/core.js";
 import { syncedFolderCore } from "./synced-folder/core.js";
+import { rotatingBucketCredentialCore } from "./rotating-bucket-credential/core.js";
 import { transcriptCore } from "./transcript/core.js";
 
 export const cores: readonly AnyCore[] = [
@@ -16,6 +17,7 @@ export const cores: readonly AnyCore[] = [
   dnsZoneCore,
   bucketCore,
   bucketCredentialCore,
+  rotatingBucketCredentialCore,
   transcriptCore,
   bucketObjectCore,
   syncedFolderCore,

@@ -10,7 +10,9 @@
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
 import { listCredentials } from "./bucket-credential/api.js";
+import { getBucket } from "./bucket/api.js";
 import type { CallContext } from "../contract.js";
+import { withHint } from "../errors.js";
 import type { Credential } from "./bucket-credential/parse.js";
 import { collectionChanged, sharedList } from "./shared-list.js";
 
@@ -38,6 +40,17 @@ export function learnBucket(ctx: CallContext, bucketId: string, name: string, em
 /** The bucket's name, when this process has seen it. */
 export function knownBucketName(ctx: CallContext, bucketId: string): string | undefined {
   return factsOf(ctx, bucketId).name;
+}
+
+/** The bucket's name, for S3 clients: known to this process when it created or read the bucket, else read. */
+export async function nameOfBucket(ctx: CallContext, bucketId: string): Promise<string> {
+  const known = knownBucketName(ctx, bucketId);
+  if (known !== undefined) return known;
+  const bucket = await getBucket(ctx.client, bucketId).catch((err: unknown) => {
+    throw withHint(err, "CLOUDPLATFORM_NOT_FOUND", `Check bucketId: no bucket ${bucketId} exists.`);
+  });
+  learnBucket(ctx, bucket.id, bucket.name);
+  return bucket.name;
 }
 
 /** The key of the buckets' shared list (shared-list.ts). */

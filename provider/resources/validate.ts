@@ -40,6 +40,20 @@ export function domainProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** A credential's `bucketId`, required: "" with a failure when missing or not a string. */
+export function requiredBucketId(value: Json | undefined, failures: CheckFailure[]): string {
+  if (typeof value === "string" && value !== "") return value;
+  if (value === undefined || value === null || value === "") {
+    failures.push({ property: "bucketId", reason: "bucketId is required: pass a Bucket's bucketId output" });
+  } else {
+    failures.push({
+      property: "bucketId",
+      reason: `bucketId must be a string, a Bucket's bucketId output (got ${Array.isArray(value) ? "an array" : typeof value})`,
+    });
+  }
+  return "";
+}
+
 /** Reads an optional string map such as `rotateWhenChanged`; reports a failure for anything else. */
 export function stringMap(
   property: string,

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+ * The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
  *
  * ## Example Usage
  * ### The project's API key, rotated every quarter
@@ -64,6 +64,10 @@ export class ApiKey extends pulumi.CustomResource {
      * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
      */
     declare public readonly rotateWhenChanged: pulumi.Output<{[key: string]: string} | undefined>;
+    /**
+     * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+     */
+    declare public /*out*/ readonly secretFingerprint: pulumi.Output<string | undefined>;
 
     /**
      * Create a ApiKey resource with the given unique name, arguments, and options.
@@ -79,10 +83,12 @@ export class ApiKey extends pulumi.CustomResource {
             resourceInputs["rotateWhenChanged"] = args?.rotateWhenChanged;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["key"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         } else {
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["key"] = undefined /*out*/;
             resourceInputs["rotateWhenChanged"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["key"] };

@@ -106,6 +106,10 @@ export class BucketCredential extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly secretAccessKey: pulumi.Output<string | undefined>;
     /**
+     * A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+     */
+    declare public /*out*/ readonly secretFingerprint: pulumi.Output<string | undefined>;
+    /**
      * Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
      */
     declare public /*out*/ readonly secretKnown: pulumi.Output<boolean>;
@@ -133,6 +137,7 @@ export class BucketCredential extends pulumi.CustomResource {
             resourceInputs["region"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
             resourceInputs["secretKnown"] = undefined /*out*/;
         } else {
             resourceInputs["accessKeyId"] = undefined /*out*/;
@@ -144,6 +149,7 @@ export class BucketCredential extends pulumi.CustomResource {
             resourceInputs["rotateWhenChanged"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["secretAccessKey"] = undefined /*out*/;
+            resourceInputs["secretFingerprint"] = undefined /*out*/;
             resourceInputs["secretKnown"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);

@@ -60,6 +60,11 @@ export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
 utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 
+export { RotatingBucketCredentialArgs } from "./rotatingBucketCredential";
+export type RotatingBucketCredential = import("./rotatingBucketCredential").RotatingBucketCredential;
+export const RotatingBucketCredential: typeof import("./rotatingBucketCredential").RotatingBucketCredential = null as any;
+utilities.lazyLoad(exports, ["RotatingBucketCredential"], () => require("./rotatingBucketCredential"));
+
 export { SyncedFolderArgs } from "./syncedFolder";
 export type SyncedFolder = import("./syncedFolder").SyncedFolder;
 export const SyncedFolder: typeof import("./syncedFolder").SyncedFolder = null as any;
@@ -94,6 +99,8 @@ const _module = {
                 return new BucketObject(name, <any>undefined, { urn })
             case "cloudplatform:index:DnsZone":
                 return new DnsZone(name, <any>undefined, { urn })
+            case "cloudplatform:index:RotatingBucketCredential":
+                return new RotatingBucketCredential(name, <any>undefined, { urn })
             case "cloudplatform:index:SyncedFolder":
                 return new SyncedFolder(name, <any>undefined, { urn })
             case "cloudplatform:index:Transcript":

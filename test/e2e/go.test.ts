@@ -1,10 +1,11 @@
 // A Go program over the generated Go SDK (sdks/go), run by the real engine as Go users run one:
 // Go Automation API inline programs (test/e2e/go, no language host needed), the provider plugin
 // installed from its tarball with `pulumi plugin install --file`, nothing of this repository on
-// PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), refresh, drift
-// made outside, adoption of objects made outside, secrets kept secret, destroy. And the README's Go
-// program, run exactly as its text says. Go builds the program; the Transcript's speech needs
-// espeak-ng, ffmpeg and pocketsphinx, and only the test that adds it declares them.
+// PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), a two-slot
+// rotation, refresh, drift made outside, adoption of objects made outside, secrets kept secret,
+// destroy. And the README's Go program, run exactly as its text says. Go builds the program; the
+// Transcript's speech needs espeak-ng, ffmpeg and pocketsphinx, and only the test that adds it
+// declares them.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -27,6 +28,7 @@ interface Params {
   readonly lookupZone: string;
   readonly credentialActive: boolean;
   readonly credentialRotation: string;
+  readonly pairRotation: string;
   readonly keyRotation: string;
   readonly transcriptUrl: string;
   readonly importBucketId?: string;
@@ -132,6 +134,12 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     accessKeyId: value(a, "accessKeyId"),
     secretAccessKey: value(a, "secretAccessKey"),
   });
+  /** The rotating pair's current (or previous) credential, as an S3 client uses it. */
+  const pair = (a: Answer, role: "current" | "previous" = "current"): S3Access => ({
+    ...access(a),
+    accessKeyId: value(a, role === "current" ? "pairAccessKeyId" : "pairPreviousAccessKeyId"),
+    secretAccessKey: value(a, role === "current" ? "pairSecretAccessKey" : "pairPreviousSecretAccessKey"),
+  });
 
   beforeAll(async () => {
     program = path.join(await goProgramDir(), "cloudplatform-go-e2e");
@@ -144,6 +152,7 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
       lookupZone: "Elsewhere.Example.",
       credentialActive: true,
       credentialRotation: "1",
+      pairRotation: "1",
       keyRotation: "1",
       transcriptUrl: "",
     };
@@ -153,30 +162,50 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
 
   it("up creates every resource type but the Transcript; the credential works over S3, the lookups answer", async () => {
     first = await op("up");
-    expect(first.changes).toEqual({ create: 5 });
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1, zones: 2, transcripts: 0 });
+    expect(first.changes).toEqual({ create: 6 });
+    // The writer's credential and the rotating pair's two.
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 3, zones: 2, transcripts: 0 });
     expect(await roundTrip(access(first))).toBe("ok");
+    expect(await roundTrip(pair(first))).toBe("ok");
+    expect(await roundTrip(pair(first, "previous"))).toBe("ok");
     expect(value(first, "zoneId")).toMatch(/^zone_/);
     expect(value(first, "lookedUpZoneId")).toBe(lookedUp.id);
-    // The output-form lookup ran after the credential existed: it lists it, without its secret.
-    expect(first.outputs?.["listedCredentials"]?.Value).toMatchObject([
-      { accessKeyId: value(first, "accessKeyId"), bucketId: value(first, "bucketId"), active: true },
-    ]);
+    // The output-form lookup ran after the credential existed: it lists it, without its secret (and
+    // those of the rotating pair the bucket holds by then).
+    expect(first.outputs?.["listedCredentials"]?.Value).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          accessKeyId: value(first, "accessKeyId"),
+          bucketId: value(first, "bucketId"),
+          active: true,
+        }),
+      ]),
+    );
   });
 
   it("secret outputs stay secret: marked so, and absent from `pulumi stack export` without --show-secrets", async () => {
     expect(first.outputs?.["secretAccessKey"]?.Secret).toBe(true);
     expect(first.outputs?.["apiKey"]?.Secret).toBe(true);
+    expect(first.outputs?.["pairSecretAccessKey"]?.Secret).toBe(true);
+    expect(first.outputs?.["pairPreviousSecretAccessKey"]?.Secret).toBe(true);
     expect(first.outputs?.["accessKeyId"]?.Secret).toBe(false);
+    // The fingerprints are not secret: they are what a diff may show.
+    expect(first.outputs?.["writerFingerprint"]).toEqual({
+      Value: expect.stringMatching(/^[0-9a-f]{16}$/),
+      Secret: false,
+    });
+    expect(first.outputs?.["pairFingerprint"]?.Secret).toBe(false);
     const { stdout } = await sandbox.cli(path.join(sandbox.root, "go"), ["stack", "export", "--stack", "dev"]);
-    for (const secret of [value(first, "secretAccessKey"), value(first, "apiKey"), emulator.apiKey, emulator.token]) {
+    const secrets = [value(first, "secretAccessKey"), value(first, "pairSecretAccessKey")];
+    secrets.push(value(first, "pairPreviousSecretAccessKey"), value(first, "apiKey"), emulator.apiKey, emulator.token);
+    for (const secret of secrets) {
       expect(secret.length).toBeGreaterThan(20);
       expect(stdout.includes(secret)).toBe(false);
     }
   });
 
   it("a second up changes nothing", async () => {
-    expect((await op("up")).changes).toEqual({ same: 5 });
+    expect((await op("up")).changes).toEqual({ same: 6 });
   });
 
   it(
@@ -185,25 +214,26 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     async () => {
       await speak(path.join(scratch, "talk.wav"), "the quick brown fox jumps over the lazy dog");
       const talk = await op("up", { transcriptUrl: receiver.mediaUrl("talk.wav") });
-      expect(talk.changes).toEqual({ same: 5, create: 1 });
+      expect(talk.changes).toEqual({ same: 6, create: 1 });
       expect(value(talk, "transcriptStatus")).toBe("done");
       expect(value(talk, "transcriptText").trim()).not.toBe("");
       expect(await emulatorState(emulator)).toMatchObject({ transcripts: 1 });
-      expect((await op("refresh")).changes).toEqual({ same: 6 });
-      expect((await op("up", { transcriptUrl: "" })).changes).toEqual({ same: 5, delete: 1 });
+      expect((await op("refresh")).changes).toEqual({ same: 7 });
+      expect((await op("up", { transcriptUrl: "" })).changes).toEqual({ same: 6, delete: 1 });
     },
   );
 
   it("deactivates the credential in place: S3 refuses it", async () => {
     const down = await op("up", { credentialActive: false });
-    expect(down.changes).toEqual({ same: 4, update: 1 });
+    expect(down.changes).toEqual({ same: 5, update: 1 });
     expect(value(down, "accessKeyId")).toBe(value(first, "accessKeyId"));
     expect(await roundTrip(access(down))).not.toBe("ok");
   });
 
   it("activates and rotates it in place: same access key id, a new secret that works, the old one refused", async () => {
     const rotated = await op("up", { credentialActive: true, credentialRotation: "2" });
-    expect(rotated.changes).toEqual({ same: 4, update: 1 });
+    expect(rotated.changes).toEqual({ same: 5, update: 1 });
+    expect(value(rotated, "writerFingerprint")).not.toBe(value(first, "writerFingerprint"));
     expect(value(rotated, "accessKeyId")).toBe(value(first, "accessKeyId"));
     expect(value(rotated, "secretAccessKey")).not.toBe(value(first, "secretAccessKey"));
     expect(rotated.outputs?.["secretAccessKey"]?.Secret).toBe(true);
@@ -211,16 +241,27 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     expect(await roundTrip(access(first))).not.toBe("ok");
   });
 
+  it("rotates the two-slot credential: the previous one current with a new secret, the current one still working", async () => {
+    const rotated = await op("up", { pairRotation: "2" });
+    expect(rotated.changes).toEqual({ same: 5, update: 1 });
+    expect(value(rotated, "pairAccessKeyId")).toBe(value(first, "pairPreviousAccessKeyId"));
+    expect(value(rotated, "pairFingerprint")).not.toBe(value(first, "pairFingerprint"));
+    expect(value(rotated, "pairPreviousAccessKeyId")).toBe(value(first, "pairAccessKeyId"));
+    expect(await roundTrip(pair(rotated))).toBe("ok");
+    expect(await roundTrip(pair(first))).toBe("ok");
+    expect(await emulatorState(emulator)).toMatchObject({ credentials: 3 });
+  });
+
   it("refresh right after finds no change", async () => {
-    expect((await op("refresh")).changes).toEqual({ same: 5 });
+    expect((await op("refresh")).changes).toEqual({ same: 6 });
   });
 
   it("drift made outside (the credential deactivated through the management API) shows on refresh, and up repairs it", async () => {
     const credential = `/object-storage/buckets/${value(first, "bucketId")}/credentials/${value(first, "accessKeyId")}`;
     expect((await management(emulator, "POST", `${credential}/deactivate`)).status).toBe(200);
-    expect((await op("refresh")).changes).toEqual({ same: 4, update: 1 });
+    expect((await op("refresh")).changes).toEqual({ same: 5, update: 1 });
     const repaired = await op("up");
-    expect(repaired.changes).toEqual({ same: 4, update: 1 });
+    expect(repaired.changes).toEqual({ same: 5, update: 1 });
     expect(await roundTrip(access(repaired))).toBe("ok");
   });
 
@@ -238,10 +279,10 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
       importCredentialId: `${bucket.id}/${credential.access_key_id}`,
     };
     const imported = await op("up", adopt);
-    expect(imported.changes).toEqual({ same: 5, import: 2 });
+    expect(imported.changes).toEqual({ same: 6, import: 2 });
     expect(value(imported, "adoptedBucketId")).toBe(bucket.id);
     expect(value(imported, "adoptedAccessKeyId")).toBe(credential.access_key_id);
-    expect((await op("up")).changes).toEqual({ same: 7 });
+    expect((await op("up")).changes).toEqual({ same: 8 });
   });
 
   it("writes a folder and an object with a credential of their own; a new note is one update and one PUT", async () => {
@@ -251,7 +292,7 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     await writeFile(path.join(site, "css", "main.css"), "h1 { color: teal }\n");
     await writeFile(path.join(site, "css", "main.css.map"), "{}");
     const made = await op("up", { siteDir: site, noteContent: "v1" });
-    expect(made.changes).toEqual({ same: 7, create: 3 });
+    expect(made.changes).toEqual({ same: 8, create: 3 });
     expect(value(made, "siteFileCount")).toBe("2");
     expect(value(made, "noteContentType")).toBe("text/plain; charset=utf-8");
     expect(made.outputs?.["contentsSecretAccessKey"]?.Secret).toBe(true);
@@ -265,13 +306,13 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
     expect((await readObject(contents, "site/index.html")).toString()).toBe("<h1>Go</h1>\n");
     const before = await bucketRequests(emulator, contents.bucket);
     const changed = await op("up", { noteContent: "v2" });
-    expect(changed.changes).toEqual({ same: 9, update: 1 });
+    expect(changed.changes).toEqual({ same: 10, update: 1 });
     expect(requestsBetween(before, await bucketRequests(emulator, contents.bucket))).toEqual({
       "PUT /{bucket}/{key}": 1,
     });
     expect((await readObject(contents, "notes/hello.txt")).toString()).toBe("v2");
-    expect((await op("refresh")).changes).toEqual({ same: 10 });
-    expect((await op("up", { siteDir: "", noteContent: "" })).changes).toEqual({ same: 7, delete: 3 });
+    expect((await op("refresh")).changes).toEqual({ same: 11 });
+    expect((await op("up", { siteDir: "", noteContent: "" })).changes).toEqual({ same: 8, delete: 3 });
     // Their credential went with them: the writer's key pair lists what is left.
     const writer = access(made);
     expect([...(await listKeys(writer, "site/")), ...(await listKeys(writer, "notes/"))]).toEqual([]);
@@ -279,7 +320,7 @@ describe("a Go program over the generated Go SDK and the installed plugin", need
 
   it("destroy leaves the emulator empty (but the zone managed elsewhere)", async () => {
     const destroyed = await op("destroy");
-    expect(destroyed.changes).toEqual({ delete: 7 });
+    expect(destroyed.changes).toEqual({ delete: 8 });
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0, zones: 1 });
   });
 });

@@ -13,9 +13,10 @@ import { pulumiBinDir } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
 import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../../scripts/soak/compare.mts";
 import { Platform } from "../../scripts/soak/platform.mts";
-import { endAll, processTree, signal, waitGone, type Proc } from "../../scripts/soak/processes.mts";
-import { repairState, SoakStack, type Config } from "../../scripts/soak/stacks.mts";
+import { endAll } from "../../scripts/soak/processes.mts";
+import { SoakStack, type Config } from "../../scripts/soak/stacks.mts";
 import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { killedUp as killUp } from "./support/kill.js";
 import { ExampleStack } from "./support/runner.js";
 
 const run = promisify(execFile);
@@ -83,41 +84,8 @@ describe("an interrupted deployment", () => {
    * `latencyMs` before the platform processes it, so that creates are in flight. Returns the killed
    * run's processes.
    */
-  async function killedUp(
-    stack: SoakStack,
-    victim: "cli" | "program",
-    ready: () => Promise<boolean>,
-    latencyMs = 300,
-  ): Promise<Proc[]> {
-    await platform.setFaults({ latencyMs });
-    const running = stack.start("up", config);
-    let ended = false;
-    void running.result.then(() => (ended = true));
-    try {
-      for (;;) {
-        if (await ready()) break;
-        if (ended) throw new Error("the up ended before the moment of the kill");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const tree = await processTree(running.pid);
-      const target = victim === "cli" ? tree.find((p) => p.command === "pulumi") : tree[0];
-      expect(target, "the up was still running at the kill").toBeDefined();
-      await signal(target as Proc, "SIGKILL");
-      await running.result;
-      // A killed program: the CLI sees it and exits on its own (the user waits for that).
-      if (victim === "program")
-        await waitGone(
-          tree.filter((p) => p.command === "pulumi"),
-          120_000,
-        );
-      // A CLI killed while saving a checkpoint can leave the file:// backend's empty .attrs file,
-      // which no command reads past (the backend's, not the provider's: docs/soak.md).
-      await repairState(stack.stateDir);
-      return tree;
-    } finally {
-      await platform.clearFaults();
-    }
-  }
+  const killedUp = (stack: SoakStack, victim: "cli" | "program", ready: () => Promise<boolean>, latencyMs = 300) =>
+    killUp({ platform, stack, config, victim, ready, faults: { latencyMs } });
 
   async function ok(stack: SoakStack, op: "up" | "destroy" | "cancel"): Promise<void> {
     const result = await stack.run(op, config);

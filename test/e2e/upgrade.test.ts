@@ -98,3 +98,42 @@ describe("a stack written before the provider text named its resources", () => {
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
+
+describe("a stack written before secrets had fingerprints", () => {
+  let emulator: Emulator;
+  let stack: ExampleStack;
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
+    await stack.up();
+    // The state as the version before wrote it: no secretFingerprint among the credential's outputs.
+    const state = JSON.parse(await stack.exportState()) as Exported;
+    for (const r of state.deployment.resources.filter(ours)) delete r.outputs?.["secretFingerprint"];
+    await stack.importState(JSON.stringify(state));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  const fingerprintOf = async () => {
+    const state = JSON.parse(await stack.exportState()) as Exported;
+    return state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"))?.outputs?.["secretFingerprint"];
+  };
+
+  it("shows no change on preview, up or refresh, and keeps the state as it was", async () => {
+    expect(await fingerprintOf()).toBeUndefined();
+    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await stack.up())).toEqual({});
+    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+    expect(await fingerprintOf()).toBeUndefined();
+  });
+
+  it("gets its fingerprint with the next change of the secret", async () => {
+    const rotated = await stack.up({ "cloudplatform-credential-lifecycle:rotation": { value: "2" } });
+    expect(rotated.changes).toMatchObject({ update: 1 });
+    expect(await fingerprintOf()).toMatch(/^[0-9a-f]{16}$/);
+    expect(await roundTrip(accessFrom(rotated))).toBe("ok");
+  });
+});

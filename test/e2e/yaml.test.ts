@@ -200,6 +200,58 @@ describe("examples/yaml-site", () => {
   });
 });
 
+describe("examples/yaml-rotation", () => {
+  let pulumi: Cli;
+  let first: Outputs;
+
+  beforeAll(async () => {
+    pulumi = await exampleStack("yaml-rotation");
+  });
+
+  const pairOf = (outputs: Outputs, previous = false) => ({
+    endpoint: String(outputs["s3Endpoint"]),
+    region: String(outputs["region"]),
+    bucket: String(outputs["bucketName"]),
+    accessKeyId: String(outputs[previous ? "previousAccessKeyId" : "accessKeyId"]),
+    secretAccessKey: String(outputs[previous ? "previousSecretAccessKey" : "secretAccessKey"]),
+  });
+
+  it("`pulumi up` creates the bucket and two working credentials, the secrets masked", async () => {
+    const up = await pulumi(["up", "--yes"]);
+    expect(up).toMatch(/\+ 3 created/);
+    expect(up).toMatch(/secretAccessKey\s*: \[secret\]/);
+    first = JSON.parse(await pulumi(["stack", "output", "--json", "--show-secrets"])) as Outputs;
+    expect(await roundTrip(pairOf(first))).toBe("ok");
+    expect(await roundTrip(pairOf(first, true))).toBe("ok");
+    expect(String(first["secretFingerprint"])).toMatch(/^[0-9a-f]{16}$/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 2 });
+  });
+
+  it("a changed `rotation` shows in the preview by the fingerprint of the secret it changes, and rotates", async () => {
+    await pulumi(["config", "set", "rotation", "2"]);
+    const preview = await pulumi(["preview"]);
+    expect(preview).toMatch(/~ 1 to update/);
+    expect(preview).toContain(
+      `secret fingerprint ${String(first["previousSecretFingerprint"])}) and makes slot b current`,
+    );
+    const up = await pulumi(["up", "--yes"]);
+    expect(up).toMatch(/~ 1 updated/);
+    const rotated = JSON.parse(await pulumi(["stack", "output", "--json", "--show-secrets"])) as Outputs;
+    expect(rotated["accessKeyId"]).toBe(first["previousAccessKeyId"]);
+    expect(rotated["previousAccessKeyId"]).toBe(first["accessKeyId"]);
+    expect(await roundTrip(pairOf(rotated))).toBe("ok");
+    // The pair applications used until this up still works.
+    expect(await roundTrip(pairOf(first))).toBe("ok");
+    expect(await pulumi(["up", "--yes", "--expect-no-changes"])).toMatch(/3 unchanged/);
+  });
+
+  it("`pulumi destroy` leaves the emulator empty", async () => {
+    const destroyed = await pulumi(["destroy", "--yes"]);
+    expect(destroyed).toMatch(/- 3 deleted/);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0, credentials: 0 });
+  });
+});
+
 describe("examples/yaml-dns", () => {
   let pulumi: Cli;
 

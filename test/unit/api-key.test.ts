@@ -1,5 +1,6 @@
 import nock from "nock";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../../provider/redact.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { apiKey, base, configureDefaults, ctx, thrown, token, useApi } from "./support.js";
 
@@ -22,7 +23,7 @@ describe("ApiKey", () => {
     const r = await apiKeyCore.create(ctx("k"), {});
     expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.id).not.toContain(newKey);
-    expect(r.outs).toEqual({ key: newKey, createdAt: "2026-01-01T00:00:00Z" });
+    expect(r.outs).toEqual({ key: newKey, secretFingerprint: fingerprint(newKey), createdAt: "2026-01-01T00:00:00Z" });
     // Authenticated with a token: nothing to switch.
     expect(ctx().settings.auth).toEqual({ kind: "token", value: token });
   });
@@ -38,6 +39,7 @@ describe("ApiKey", () => {
     nock(base).post("/security/apikey").reply(200, { key: newKey });
     expect(await apiKeyCore.update(ctx(), "id", olds, { rotateWhenChanged: { v: "2" } })).toEqual({
       key: newKey,
+      secretFingerprint: fingerprint(newKey),
       rotateWhenChanged: { v: "2" },
     });
   });

@@ -2,6 +2,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
+import { fingerprint } from "../../provider/redact.js";
 import { base, bucketState, ctx, s3, thrown, useApi } from "./support.js";
 
 const secret = "SecretValue-abcdefghijklmnop";
@@ -12,6 +13,7 @@ const state: BucketCredentialOutputs = {
   accessKeyId: "CPAK1",
   secretAccessKey: secret,
   secretKnown: true,
+  secretFingerprint: fingerprint(secret),
   active: true,
   bucketName: "logs",
   s3Endpoint: s3,
@@ -163,7 +165,13 @@ describe("BucketCredential operations", () => {
       active: true,
       rotateWhenChanged: { v: "2" },
     });
-    expect(outs).toEqual({ ...state, secretAccessKey: newSecret, rotateWhenChanged: { v: "2" } });
+    expect(outs).toEqual({
+      ...state,
+      secretAccessKey: newSecret,
+      secretFingerprint: fingerprint(newSecret),
+      rotateWhenChanged: { v: "2" },
+    });
+    expect(outs.secretFingerprint).not.toBe(state.secretFingerprint);
   });
 
   it("regenerates and deactivates in one update", async () => {
@@ -228,6 +236,7 @@ describe("BucketCredential taking over an existing credential (accessKeyId)", ()
     accessKeyId: "CPAK9",
     secretAccessKey: "",
     secretKnown: false,
+    secretFingerprint: "",
     active: false,
     bucketName: "logs",
     s3Endpoint: s3,
@@ -316,7 +325,7 @@ describe("BucketCredential taking over an existing credential (accessKeyId)", ()
     const err = await thrown(() => bucketCredentialCore.create(ctx(), { bucketId: "bkt_1", accessKeyId: "CPAK5" }));
     expect(err.code).toBe("CLOUDPLATFORM_NOT_FOUND");
     expect(err.message).toContain("no credential CPAK5 exists on bucket bkt_1");
-    expect(err.message).toContain("leave accessKeyId out to create a new credential");
+    expect(err.message).toContain("leave the access key id out to create a new credential");
   });
 
   it("ends in the same state as `pulumi import` of the same credential", async () => {
@@ -346,6 +355,7 @@ describe("BucketCredential taking over an existing credential (accessKeyId)", ()
       ...takenOver,
       secretAccessKey: newSecret,
       secretKnown: true,
+      secretFingerprint: fingerprint(newSecret),
       rotateWhenChanged: { v: "2" },
     });
   });
@@ -358,5 +368,14 @@ describe("BucketCredential taking over an existing credential (accessKeyId)", ()
       secretKnown: true,
       secretAccessKey: secret,
     });
+  });
+});
+
+describe("a secret's fingerprint", () => {
+  it("is the first 16 hex digits of the secret's SHA-256, and empty for an unknown secret", () => {
+    // printf %s 'SecretValue-abcdefghijklmnop' | sha256sum
+    expect(fingerprint(secret)).toBe("ff243ee1def458b2");
+    expect(fingerprint("")).toBe("");
+    expect(fingerprint(undefined)).toBe("");
   });
 });

@@ -84,7 +84,7 @@ describe("importable cores: read from an import target fills every output create
     nock(base).get("/object-storage/buckets/bkt_1").once().reply(200, bucket);
     const { imported, refreshed } = await importThenRefresh(bucketCredentialCore, "bkt_1/CPAK1");
     expect(imported.id).toBe(created.id);
-    expect(imported.outs).toEqual({ ...created.outs, secretAccessKey: "", secretKnown: false });
+    expect(imported.outs).toEqual({ ...created.outs, secretAccessKey: "", secretKnown: false, secretFingerprint: "" });
     expect(imported.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK1", active: true });
     expect(refreshed).toEqual(imported);
   });

@@ -11,6 +11,7 @@ import { unknownValue } from "../../provider/vocabulary.js";
 import { FileJournal } from "../../provider/journal.js";
 import { configValues, type ConfigureRequestLike } from "../../provider/plugin/configure.js";
 import { parseUrn } from "../../provider/plugin/cores.js";
+import { engineAddress, useEngineOf } from "../../provider/plugin/engine-address.js";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { apiKey, base, bucketState, host, s3, testHost, thrown, useApi } from "./support.js";
 
@@ -306,6 +307,7 @@ describe("pulumi import (read with an id and no state)", () => {
       bucketName: "logs",
       s3Endpoint: s3,
       region: "us-east-1",
+      secretFingerprint: "",
     });
     // The generated program takes the same credential over, and states whether it is active.
     expect(r.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK7", active: true });
@@ -366,5 +368,21 @@ describe("configure", () => {
     nock("http://other.test").get("/dns/zones/zone_1").reply(200, { id: "zone_1", name: "a.example", nameservers: [] });
     const provider = createProvider({ version: "1.2.3", host: configured });
     expect((await provider.read!("zone_1", urn("DnsZone", "z"), { zoneId: "zone_1" })).id).toBe("zone_1");
+  });
+});
+
+describe("the engine's address, for the plugin's lines to reach the CLI's output", () => {
+  it("is the first argument that is not one of the engine's logging or tracing flags", () => {
+    expect(engineAddress(["127.0.0.1:4000"])).toBe("127.0.0.1:4000");
+    expect(engineAddress(["--logtostderr", "-v=9", "--tracing", "file:/t", "127.0.0.1:4000"])).toBe("127.0.0.1:4000");
+    expect(engineAddress([])).toBeUndefined();
+  });
+
+  it("is given to @pulumi/pulumi unless something named an engine already", () => {
+    const env: NodeJS.ProcessEnv = {};
+    useEngineOf(["127.0.0.1:4000"], env);
+    expect(env["PULUMI_NODEJS_ENGINE"]).toBe("127.0.0.1:4000");
+    useEngineOf(["127.0.0.1:5000"], env);
+    expect(env["PULUMI_NODEJS_ENGINE"]).toBe("127.0.0.1:4000");
   });
 });

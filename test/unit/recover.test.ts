@@ -76,7 +76,7 @@ describe("cloudplatform-recover's plan", () => {
     expect(view.pending).toEqual([
       { kind: "Bucket", name: "media", objectName: "media-abcdefg" },
       { kind: "DnsZone", name: "z", objectName: "a.com" },
-      { kind: "BucketCredential", name: "w", bucketId: "bkt_1" },
+      { kind: "BucketCredential", name: "w", bucketId: "bkt_1", credentials: 1 },
     ]);
     expect([...view.ownBuckets]).toEqual(["bkt_1"]);
     expect([...view.heldBuckets]).toEqual(["bkt_1", "bkt_2"]);
@@ -183,6 +183,38 @@ describe("cloudplatform-recover's plan", () => {
       { kind: "credential", bucketId: "bkt_1", accessKeyId: "AK2", resource: "--delete" },
     ]);
     expect(answered.decisions).toEqual([]);
+  });
+
+  it("counts two credentials for a RotatingBucketCredential's create, and never deletes one it holds", async () => {
+    const rotating = (name: string, inputs: object) => ({
+      urn: urn("RotatingBucketCredential", name),
+      type: dyn("RotatingBucketCredential"),
+      inputs: { bucketId: "bkt_1", ...inputs },
+    });
+    const resources = [
+      { type: dyn("Bucket"), id: "bkt_1", outputs: { adopted: false } },
+      {
+        type: "cloudplatform:index:RotatingBucketCredential",
+        id: "0b1d",
+        outputs: { accessKeyId: "AKA", previousAccessKeyId: "AKB" },
+      },
+    ];
+    const view = readStack(exported([rotating("app", {}), rotating("old", { takeOver: ["AKX"] })], resources));
+    expect(view.pending.map((p) => p.credentials)).toEqual([2, 1]);
+    expect([...view.heldCredentials]).toEqual(["AKA", "AKB"]);
+    const onBucket = [cred("AKA"), cred("AKB"), cred("AK1"), cred("AK2"), cred("AK3")];
+    // Three made by the two interrupted creates (two and one), none held: all three go, nothing the stack holds.
+    const result = await plan(view, platform([], [], { bkt_1: onBucket }));
+    expect(result.deletions.map((d) => (d.kind === "credential" ? d.accessKeyId : d.id))).toEqual([
+      "AK1",
+      "AK2",
+      "AK3",
+    ]);
+    expect(result.deletions[0]?.resource).toBe('RotatingBucketCredential "app", RotatingBucketCredential "old"');
+    // One more than they could have made: the user decides.
+    const extra = await plan(view, platform([], [], { bkt_1: [...onBucket, cred("AK4")] }));
+    expect(extra.deletions).toEqual([]);
+    expect(extra.decisions[0]).not.toContain("AKA");
   });
 
   it("never deletes a credential the stack holds, even when named", async () => {

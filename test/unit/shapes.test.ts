@@ -20,6 +20,7 @@ import { transcriptionApi } from "../../provider/resources/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
 import { timestamp } from "../../provider/answers/values.js";
 import { readErrorBody } from "../../provider/answers/error-body.js";
+import { fingerprint } from "../../provider/redact.js";
 import { apiKey, base, bucketState, ctx, s3, testHost, thrown, token, useApi, type Logged } from "./support.js";
 
 const buckets = "/object-storage/buckets";
@@ -348,6 +349,7 @@ describe("§2.3 action answers", () => {
     accessKeyId: "AK1",
     secretAccessKey: secret,
     secretKnown: true,
+    secretFingerprint: fingerprint(secret),
     active: true,
     bucketName: "logs",
     s3Endpoint: s3,
@@ -399,7 +401,7 @@ describe("§2.3 action answers", () => {
     expect(err.message).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
     expect(err.message).toContain("no longer works");
     // The next up sees the old rotateWhenChanged, so it regenerates again; the dead secret is gone.
-    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "", secretKnown: false });
+    expect(err["outs"]).toEqual({ ...state, secretAccessKey: "", secretKnown: false, secretFingerprint: "" });
   });
 
   it("other failures of regenerate are not taken for a regeneration", async () => {
@@ -1176,7 +1178,11 @@ describe.each([jsonApi, stripeLike, halSpring])("a $style platform, through the 
     const h = testHost();
     h.configure({ "cloudplatform:baseUrl": base, "cloudplatform:token": token });
     const created = await apiKeyCore.create(h.context("ApiKey", "k"), {});
-    expect(created.outs).toEqual({ key: "cp-rotated_key_1", createdAt: iso });
+    expect(created.outs).toEqual({
+      key: "cp-rotated_key_1",
+      secretFingerprint: fingerprint("cp-rotated_key_1"),
+      createdAt: iso,
+    });
   });
 
   it("Transcript: create and poll", async () => {

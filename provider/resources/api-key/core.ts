@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { CallContext, ResourceCore } from "../../contract.js";
 import { withHint } from "../../errors.js";
+import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { stringMap } from "../validate.js";
 import { rotateApiKey } from "./api.js";
@@ -15,7 +16,7 @@ export type { ApiKeyInputs, ApiKeyOutputs };
 
 type ApiKeyCore = ResourceCore<ApiKeyInputs, ApiKeyOutputs>;
 
-async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: string }> {
+async function generate(ctx: CallContext): Promise<{ key: string; secretFingerprint: string; createdAt?: string }> {
   const client = ctx.client;
   const selfAuth = client.settings.auth.kind === "apiKey";
   let res;
@@ -42,7 +43,11 @@ async function generate(ctx: CallContext): Promise<{ key: string; createdAt?: st
         "(or set CLOUDPLATFORM_API_KEY).",
     );
   }
-  return { key: res.api_key, ...(res.created_at === undefined ? {} : { createdAt: res.created_at }) };
+  return {
+    key: res.api_key,
+    secretFingerprint: fingerprint(res.api_key),
+    ...(res.created_at === undefined ? {} : { createdAt: res.created_at }),
+  };
 }
 
 const check: ApiKeyCore["check"] = (_ctx, _olds, news) => {

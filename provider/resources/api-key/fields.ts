@@ -1,10 +1,11 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { createdAt, secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 
 export const apiKeyTable = {
   type: "ApiKey",
   description:
     "The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops " +
-    "working). There is no revoke endpoint: deleting only forgets the key.",
+    "working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation " +
+    "is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.",
   fields: {
     rotateWhenChanged: {
       kind: "stringMap",
@@ -15,6 +16,7 @@ export const apiKeyTable = {
         "working at once and `key` holds the new one.",
     },
     key: { kind: "string", secret: true, description: "The key, `<prefix>-<rest>` (secret)." },
+    secretFingerprint: secretFingerprint("`key`"),
     createdAt: createdAt("key"),
   },
 } as const satisfies ResourceTable;

@@ -3,23 +3,24 @@
  * call activate / deactivate in place; a `rotateWhenChanged` change calls regenerate in place (same
  * access key id, new secret). The secret cannot be read back: refresh keeps it from the state and
  * reads only whether the credential still exists and is active. Its create runs exactly once
- * (create-once.ts), or takes over an existing credential (`accessKeyId`, take-over.ts) whose secret
- * stays unknown (`secretKnown: false`) until it is rotated.
+ * (../credential-create.ts), or takes over an existing credential (`accessKeyId`, take-over.ts)
+ * whose secret stays unknown (`secretKnown: false`) until it is rotated.
  */
 import { requireS3Url, s3EndpointForRead } from "../../config.js";
 import type { CallContext, ResourceCore } from "../../contract.js";
 import { goneFromState } from "../../contract.js";
 import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from "../../errors.js";
+import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { s3Region } from "../bucket/fields.js";
-import { cachedCredentialList, keyRemoved, listOutdated, oneAtATime } from "../bucket-facts.js";
-import { optionalBoolean, stringMap } from "../validate.js";
+import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
+import { createOnce } from "../credential-create.js";
+import { optionalBoolean, requiredBucketId, stringMap } from "../validate.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
-import { createOnce } from "./create-once.js";
 import { bucketCredentialTable, type BucketCredentialInputs, type BucketCredentialOutputs } from "./fields.js";
 import type { Credential } from "./parse.js";
-import { nameOfBucket, takeOverCredential } from "./take-over.js";
+import { takeOverCredential } from "./take-over.js";
 
 export type { BucketCredentialInputs, BucketCredentialOutputs };
 
@@ -63,20 +64,14 @@ function checkAccessKeyId(raw: Json | undefined, failures: CheckFailure[]): stri
   return undefined;
 }
 
+/** The outputs with the fingerprint of the secret they hold. */
+function fingerprinted(outs: BucketCredentialOutputs): BucketCredentialOutputs {
+  return { ...outs, secretFingerprint: fingerprint(outs.secretAccessKey) };
+}
+
 const check: BucketCredentialCore["check"] = (_ctx, _olds, news) => {
   const failures = unknownInputs(bucketCredentialTable, news);
-  const rawBucket = news["bucketId"];
-  let bucketId = "";
-  if (typeof rawBucket === "string" && rawBucket !== "") {
-    bucketId = rawBucket;
-  } else if (rawBucket === undefined || rawBucket === null || rawBucket === "") {
-    failures.push({ property: "bucketId", reason: "bucketId is required: pass a Bucket's bucketId output" });
-  } else {
-    failures.push({
-      property: "bucketId",
-      reason: `bucketId must be a string, a Bucket's bucketId output (got ${Array.isArray(rawBucket) ? "an array" : typeof rawBucket})`,
-    });
-  }
+  const bucketId = requiredBucketId(news["bucketId"], failures);
   const active = optionalBoolean("active", news["active"], failures);
   const rotate = stringMap("rotateWhenChanged", news["rotateWhenChanged"], failures);
   const accessKeyId = checkAccessKeyId(news["accessKeyId"], failures);
@@ -107,6 +102,7 @@ async function takeOver(ctx: CallContext, inputs: BucketCredentialInputs, access
       accessKeyId,
       secretAccessKey: "",
       secretKnown: false,
+      secretFingerprint: "",
       active: live,
       bucketName,
       s3Endpoint,
@@ -134,13 +130,16 @@ const create: BucketCredentialCore["create"] = async (ctx, inputs) => {
   const active = inputs.active ?? true;
   const s3Endpoint = requireS3Url(api.settings);
   const bucketName = await nameOfBucket(ctx, inputs.bucketId);
-  const { credential, adopted } = await oneAtATime(ctx, inputs.bucketId, () => createOnce(ctx, inputs.bucketId));
+  const { credential, adopted } = await oneAtATime(ctx, inputs.bucketId, () =>
+    createOnce(ctx, inputs.bucketId, { type: bucketCredentialTable.type, name: ctx.name }),
+  );
   const outs: BucketCredentialOutputs = withRotate(
     {
       bucketId: inputs.bucketId,
       accessKeyId: credential.access_key_id,
       secretAccessKey: credential.secret_access_key,
       secretKnown: true,
+      secretFingerprint: fingerprint(credential.secret_access_key),
       active: credential.active ?? true,
       bucketName,
       s3Endpoint,
@@ -193,6 +192,8 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
     s3Endpoint: s3EndpointForRead(state.s3Endpoint, api.settings, (m) => ctx.log.warn(m)),
     region: state.region || s3Region,
     ...(createdAt === undefined ? {} : { createdAt }),
+    // An import knows no secret; a refresh of a state written before fingerprints keeps it as it is.
+    ...(importing ? { secretFingerprint: "" } : {}),
   };
   return { id, outs, inputs: inputsFrom(bucketCredentialTable, outs) };
 };
@@ -222,17 +223,17 @@ const update: BucketCredentialCore["update"] = async (ctx, id, olds, news) => {
     }
   } catch (err) {
     // A regenerated secret exists only in this answer: losing it would leave the state with a dead secret.
-    if (changedSomething) throw new PartialCreateError(id, outs, err);
+    if (changedSomething) throw new PartialCreateError(id, fingerprinted(outs), err);
     // Regenerated, but no answer carried the new secret: the one in the state is dead. Keep the
     // state without it, and with the old rotateWhenChanged, so the next up regenerates again.
     if (regenerating && hasCode(err, "CLOUDPLATFORM_UNEXPECTED_RESPONSE")) {
-      throw new PartialCreateError(id, { ...olds, secretAccessKey: "", secretKnown: false }, err);
+      throw new PartialCreateError(id, fingerprinted({ ...olds, secretAccessKey: "", secretKnown: false }), err);
     }
     throw err;
   } finally {
     listOutdated(ctx, olds.bucketId);
   }
-  return outs;
+  return fingerprinted(outs);
 };
 
 const remove: BucketCredentialCore["delete"] = async (ctx, id, state) => {

@@ -1,4 +1,4 @@
-import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { createdAt, secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
 import { s3Fields } from "../bucket/fields.js";
 
 export const bucketCredentialTable = {
@@ -60,6 +60,7 @@ export const bucketCredentialTable = {
         "Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, " +
         "until a `rotateWhenChanged` change regenerates it in place.",
     },
+    secretFingerprint: secretFingerprint("`secretAccessKey`"),
     bucketName: { kind: "string", description: "The S3 bucket name." },
     ...s3Fields,
     createdAt: createdAt("credential"),

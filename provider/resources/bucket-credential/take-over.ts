@@ -5,22 +5,10 @@
  * the platform shows a secret only when it creates or regenerates it (docs/api-contract.md §6).
  */
 import type { CallContext } from "../../contract.js";
-import { NotFoundError, withHint } from "../../errors.js";
-import { getBucket } from "../bucket/api.js";
-import { cachedCredentialList, knownBucketName, learnBucket } from "../bucket-facts.js";
+import { NotFoundError } from "../../errors.js";
+import { cachedCredentialList, nameOfBucket } from "../bucket-facts.js";
 import { listCredentials } from "./api.js";
 import type { Credential } from "./parse.js";
-
-/** The bucket's name, for S3 clients: known to this process when it created or read the bucket, else read. */
-export async function nameOfBucket(ctx: CallContext, bucketId: string): Promise<string> {
-  const known = knownBucketName(ctx, bucketId);
-  if (known !== undefined) return known;
-  const bucket = await getBucket(ctx.client, bucketId).catch((err: unknown) => {
-    throw withHint(err, "CLOUDPLATFORM_NOT_FOUND", `Check bucketId: no bucket ${bucketId} exists.`);
-  });
-  learnBucket(ctx, bucket.id, bucket.name);
-  return bucket.name;
-}
 
 export interface TakenOver {
   /** The credential as its bucket lists it (never with a secret). */
@@ -42,8 +30,8 @@ export async function takeOverCredential(ctx: CallContext, bucketId: string, acc
   if (credential === undefined) {
     throw new NotFoundError(
       `no credential ${accessKeyId} exists on bucket ${bucketId} ("${bucketName}") to take over`,
-      "Check accessKeyId and bucketId (`getBucketCredentials({ bucketId })` lists a bucket's credentials), or leave " +
-        "accessKeyId out to create a new credential.",
+      "Check the access key id and bucketId (`getBucketCredentials({ bucketId })` lists a bucket's credentials), " +
+        "or leave the access key id out to create a new credential.",
     );
   }
   return { credential, bucketName };

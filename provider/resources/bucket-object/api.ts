@@ -15,16 +15,12 @@ import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { S3RequestError } from "../../errors.js";
+import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "../bucket/fields.js";
 import { sha256MetadataKey } from "./fields.js";
 import { etagOf, readHead, readS3Error, type LiveObject } from "./parse.js";
 
-export type S3Sdk = typeof import("@aws-sdk/client-s3");
-
-export function s3Sdk(): S3Sdk {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load; import() would turn it into ESM
-  return require("@aws-sdk/client-s3") as S3Sdk;
-}
+export type { S3Sdk };
 
 export interface S3Access {
   readonly endpoint: string;
@@ -48,15 +44,8 @@ export interface ObjectStore {
 export const s3Concurrency = 16;
 
 export function openStore(access: S3Access, bucket: string): ObjectStore {
-  const sdk = s3Sdk();
-  const s3 = new sdk.S3Client({
-    endpoint: access.endpoint,
-    region: s3Region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: access.accessKeyId, secretAccessKey: access.secretAccessKey },
-    maxAttempts: 5,
-  });
-  return { sdk, s3, bucket, close: () => s3.destroy() };
+  const s3 = s3Client(access.endpoint, s3Region, access, 5);
+  return { sdk: s3Sdk(), s3, bucket, close: () => s3.destroy() };
 }
 
 /** What S3 code means for the program, said once for every call. */

@@ -5,8 +5,8 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { createCredential, deleteCredential } from "../bucket-credential/api.js";
-import { s3Sdk, type S3Sdk } from "../bucket-object/api.js";
 import type { ApiClient } from "../../client.js";
+import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "./fields.js";
 
 export interface EmptyResult {
@@ -23,13 +23,7 @@ export async function emptyBucket(
   // Repeated blindly after an unknown outcome: a second temporary credential goes with the bucket.
   const cred = (await createCredential(client, bucketId, "repeat")).value;
   const sdk = s3Sdk();
-  const s3 = new sdk.S3Client({
-    endpoint: s3Url,
-    region: s3Region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key },
-    maxAttempts: 5,
-  });
+  const s3 = s3Client(s3Url, s3Region, { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key }, 5);
   try {
     const objects = await deleteAllObjects(sdk, s3, bucketName);
     const uploads = await abortAllUploads(sdk, s3, bucketName);

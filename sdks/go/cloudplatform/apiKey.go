@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+// The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 //
 // ## Example Usage
 // ### The project's API key, rotated every quarter
@@ -54,6 +54,8 @@ type ApiKey struct {
 	Key pulumi.StringOutput `pulumi:"key"`
 	// Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 	RotateWhenChanged pulumi.StringMapOutput `pulumi:"rotateWhenChanged"`
+	// A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+	SecretFingerprint pulumi.StringPtrOutput `pulumi:"secretFingerprint"`
 }
 
 // NewApiKey registers a new resource with the given unique name, arguments, and options.
@@ -210,6 +212,11 @@ func (o ApiKeyOutput) Key() pulumi.StringOutput {
 // Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
 func (o ApiKeyOutput) RotateWhenChanged() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *ApiKey) pulumi.StringMapOutput { return v.RotateWhenChanged }).(pulumi.StringMapOutput)
+}
+
+// A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+func (o ApiKeyOutput) SecretFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ApiKey) pulumi.StringPtrOutput { return v.SecretFingerprint }).(pulumi.StringPtrOutput)
 }
 
 type ApiKeyArrayOutput struct{ *pulumi.OutputState }

@@ -88,6 +88,8 @@ type BucketCredential struct {
 	S3Endpoint pulumi.StringOutput `pulumi:"s3Endpoint"`
 	// Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
 	SecretAccessKey pulumi.StringPtrOutput `pulumi:"secretAccessKey"`
+	// A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+	SecretFingerprint pulumi.StringPtrOutput `pulumi:"secretFingerprint"`
 	// Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.
 	SecretKnown pulumi.BoolOutput `pulumi:"secretKnown"`
 }
@@ -296,6 +298,11 @@ func (o BucketCredentialOutput) S3Endpoint() pulumi.StringOutput {
 // Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
 func (o BucketCredentialOutput) SecretAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretAccessKey }).(pulumi.StringPtrOutput)
+}
+
+// A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+func (o BucketCredentialOutput) SecretFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *BucketCredential) pulumi.StringPtrOutput { return v.SecretFingerprint }).(pulumi.StringPtrOutput)
 }
 
 // Whether `secretAccessKey` holds the secret: false for a credential taken over (`accessKeyId`) or imported, until a `rotateWhenChanged` change regenerates it in place.

@@ -31,6 +31,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 		r = &BucketObject{}
 	case "cloudplatform:index:DnsZone":
 		r = &DnsZone{}
+	case "cloudplatform:index:RotatingBucketCredential":
+		r = &RotatingBucketCredential{}
 	case "cloudplatform:index:SyncedFolder":
 		r = &SyncedFolder{}
 	case "cloudplatform:index:Transcript":

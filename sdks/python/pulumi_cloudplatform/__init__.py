@@ -17,6 +17,7 @@ from .get_buckets import *
 from .get_dns_zone import *
 from .get_dns_zones import *
 from .provider import *
+from .rotating_bucket_credential import *
 from .synced_folder import *
 from .transcript import *
 from . import outputs
@@ -41,6 +42,7 @@ _utilities.register(
    "cloudplatform:index:BucketCredential": "BucketCredential",
    "cloudplatform:index:BucketObject": "BucketObject",
    "cloudplatform:index:DnsZone": "DnsZone",
+   "cloudplatform:index:RotatingBucketCredential": "RotatingBucketCredential",
    "cloudplatform:index:SyncedFolder": "SyncedFolder",
    "cloudplatform:index:Transcript": "Transcript"
   }

@@ -50,7 +50,7 @@ class ApiKey(pulumi.CustomResource):
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  __props__=None):
         """
-        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 
         ## Example Usage
         ### The project's API key, rotated every quarter
@@ -81,7 +81,7 @@ class ApiKey(pulumi.CustomResource):
                  args: Optional[ApiKeyArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). There is no revoke endpoint: deleting only forgets the key.
+        The project's API key. Creating it, or changing `rotateWhenChanged`, rotates the key (the previous key stops working). A project has one key, so it cannot have two slots as a RotatingBucketCredential does: a rotation is an outage for whatever still holds the old key. There is no revoke endpoint: deleting only forgets the key.
 
         ## Example Usage
         ### The project's API key, rotated every quarter
@@ -129,6 +129,7 @@ class ApiKey(pulumi.CustomResource):
             __props__.__dict__["rotate_when_changed"] = rotate_when_changed
             __props__.__dict__["created_at"] = None
             __props__.__dict__["key"] = None
+            __props__.__dict__["secret_fingerprint"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["key"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(ApiKey, __self__).__init__(
@@ -156,6 +157,7 @@ class ApiKey(pulumi.CustomResource):
         __props__.__dict__["created_at"] = None
         __props__.__dict__["key"] = None
         __props__.__dict__["rotate_when_changed"] = None
+        __props__.__dict__["secret_fingerprint"] = None
         return ApiKey(resource_name, opts=opts, __props__=__props__)
 
     @_builtins.property
@@ -181,4 +183,12 @@ class ApiKey(pulumi.CustomResource):
         Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at once and `key` holds the new one.
         """
         return pulumi.get(self, "rotate_when_changed")
+
+    @_builtins.property
+    @pulumi.getter(name="secretFingerprint")
+    def secret_fingerprint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+        """
+        return pulumi.get(self, "secret_fingerprint")
 

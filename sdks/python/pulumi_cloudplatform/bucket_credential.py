@@ -227,6 +227,7 @@ class BucketCredential(pulumi.CustomResource):
             __props__.__dict__["region"] = None
             __props__.__dict__["s3_endpoint"] = None
             __props__.__dict__["secret_access_key"] = None
+            __props__.__dict__["secret_fingerprint"] = None
             __props__.__dict__["secret_known"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["secretAccessKey"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
@@ -263,6 +264,7 @@ class BucketCredential(pulumi.CustomResource):
         __props__.__dict__["rotate_when_changed"] = None
         __props__.__dict__["s3_endpoint"] = None
         __props__.__dict__["secret_access_key"] = None
+        __props__.__dict__["secret_fingerprint"] = None
         __props__.__dict__["secret_known"] = None
         return BucketCredential(resource_name, opts=opts, __props__=__props__)
 
@@ -337,6 +339,14 @@ class BucketCredential(pulumi.CustomResource):
         Secret half (a Pulumi secret). Empty for a credential taken over or imported (`secretKnown: false`): the platform shows a secret only when it creates or regenerates it.
         """
         return pulumi.get(self, "secret_access_key")
+
+    @_builtins.property
+    @pulumi.getter(name="secretFingerprint")
+    def secret_fingerprint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        A fingerprint of `secretAccessKey`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+        """
+        return pulumi.get(self, "secret_fingerprint")
 
     @_builtins.property
     @pulumi.getter(name="secretKnown")

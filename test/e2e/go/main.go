@@ -39,6 +39,8 @@ type Params struct {
 	// Any change regenerates the credential's secret in place.
 	CredentialRotation string `json:"credentialRotation"`
 	KeyRotation        string `json:"keyRotation"`
+	// Any change rotates the two-slot credential: the previous one regenerated, then made current.
+	PairRotation string `json:"pairRotation"`
 	// A Transcript of the media at this URL, when set (the test has speech to serve only where
 	// espeak-ng is installed).
 	TranscriptURL string `json:"transcriptUrl"`
@@ -148,6 +150,14 @@ func program(p Params) pulumi.RunFunc {
 		if err != nil {
 			return err
 		}
+		pair, err := cloudplatform.NewRotatingBucketCredential(ctx, "app", &cloudplatform.RotatingBucketCredentialArgs{
+			BucketId:          bucket.BucketId,
+			RotateAfter:       pulumi.String("30d"),
+			RotateWhenChanged: pulumi.StringMap{"rotation": pulumi.String(p.PairRotation)},
+		})
+		if err != nil {
+			return err
+		}
 		if p.TranscriptURL != "" {
 			talk, err := cloudplatform.NewTranscript(ctx, "talk", &cloudplatform.TranscriptArgs{
 				Url:      pulumi.String(p.TranscriptURL),
@@ -206,6 +216,13 @@ func program(p Params) pulumi.RunFunc {
 		ctx.Export("accessKeyId", writer.AccessKeyId)
 		ctx.Export("secretAccessKey", writer.SecretAccessKey)
 		ctx.Export("credentialActive", writer.Active)
+		ctx.Export("writerFingerprint", writer.SecretFingerprint)
+		ctx.Export("pairAccessKeyId", pair.AccessKeyId)
+		ctx.Export("pairSecretAccessKey", pair.SecretAccessKey)
+		ctx.Export("pairFingerprint", pair.SecretFingerprint)
+		ctx.Export("pairPreviousAccessKeyId", pair.PreviousAccessKeyId)
+		ctx.Export("pairPreviousSecretAccessKey", pair.PreviousSecretAccessKey)
+		ctx.Export("pairNextRotationAt", pair.NextRotationAt)
 		ctx.Export("lookedUpZoneId", pulumi.String(other.ZoneId))
 		ctx.Export("listedCredentials", listed.Credentials())
 

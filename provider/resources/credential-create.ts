@@ -1,19 +1,29 @@
 /**
- * A BucketCredential's create, exactly once (docs/api-contract.md §2.4). A credential has nothing
- * but an access key id the platform picks, so an earlier attempt is found by what the bucket's list
- * shows before and after: the creates of one bucket run one at a time in this process
+ * A credential's create, exactly once (docs/api-contract.md §2.4), for every resource that makes
+ * credentials (a BucketCredential, each slot of a RotatingBucketCredential). A credential has
+ * nothing but an access key id the platform picks, so an earlier attempt is found by what the
+ * bucket's list shows before and after: the creates of one bucket run one at a time in this process
  * (`oneAtATime`), and the recovery journal keeps the "before" for the next run.
  */
-import type { CallContext } from "../../contract.js";
-import { OutcomeUnknownError, isNotFound } from "../../errors.js";
-import type { JournalEntry } from "../../journal.js";
-import { currentKeys, keyAdded, keysUnknown } from "../bucket-facts.js";
-import { platformOf } from "../interrupted.js";
-import { createCredential, listCredentials, regenerateCredential } from "./api.js";
-import { bucketCredentialTable } from "./fields.js";
-import type { Credential, CredentialWithSecret } from "./parse.js";
+import type { CallContext } from "../contract.js";
+import { OutcomeUnknownError, isNotFound } from "../errors.js";
+import type { JournalEntry } from "../journal.js";
+import { currentKeys, keyAdded, keysUnknown } from "./bucket-facts.js";
+import { createCredential, listCredentials, regenerateCredential } from "./bucket-credential/api.js";
+import type { Credential, CredentialWithSecret } from "./bucket-credential/parse.js";
+import { platformOf } from "./interrupted.js";
 
-const { type } = bucketCredentialTable;
+/**
+ * Whose create the journal records: a resource's type and logical name, or a part of one (a slot of
+ * a RotatingBucketCredential is `<name>#a`). Each has its own entry, so a resource that makes two
+ * credentials finds both after an interrupted run.
+ */
+export interface Creator {
+  readonly type: string;
+  readonly name: string;
+}
+
+const same = (e: JournalEntry, who: Creator) => e.type === who.type && e.name === who.name;
 
 export interface Made {
   readonly credential: CredentialWithSecret;
@@ -27,7 +37,7 @@ export interface Made {
  * unknown outcome (now, or after a kill) can tell which new id is this resource's. Runs alone among
  * the creates of the bucket's credentials (`oneAtATime`).
  */
-export async function createOnce(ctx: CallContext, bucketId: string): Promise<Made> {
+export async function createOnce(ctx: CallContext, bucketId: string, who: Creator): Promise<Made> {
   const api = ctx.client;
   const platform = platformOf(ctx);
   await ctx.journal.quiet(
@@ -39,36 +49,36 @@ export async function createOnce(ctx: CallContext, bucketId: string): Promise<Ma
         `waiting for process ${pid} of an interrupted run, still creating a credential of bucket ${bucketId}`,
       ),
   );
-  const earlier = ctx.journal.find(type, ctx.name, platform);
+  const earlier = ctx.journal.find(who.type, who.name, platform);
   if (earlier?.bucketId === bucketId && earlier.state !== "held") {
-    const found = await findInterruptedCredential(ctx, earlier);
+    const found = await findInterruptedCredential(ctx, earlier, who);
     if (found !== undefined) {
       const credential = await regenerateCredential(api, bucketId, found.access_key_id);
       ctx.log.info(
         `adopted the credential ${found.access_key_id} that an interrupted run of this stack created; its secret ` +
           "was lost with that run, so it was regenerated (same access key id).",
       );
-      recordMade(ctx, bucketId, credential.access_key_id);
+      recordMade(ctx, bucketId, credential.access_key_id, who);
       return { credential: { ...credential, active: found.active ?? credential.active }, adopted: true };
     }
   }
   const before = await currentKeys(ctx, bucketId);
-  ctx.journal.creating(type, ctx.name, platform, { bucketId, before: [...before].sort() });
+  ctx.journal.creating(who.type, who.name, platform, { bucketId, before: [...before].sort() });
   let made;
   try {
-    made = await createCredential(api, bucketId, () => reconcile(ctx, bucketId, before));
+    made = await createCredential(api, bucketId, () => reconcile(ctx, bucketId, before, who));
   } catch (err) {
     // It may have been made: the bucket's ids are no longer known for sure, and the journal keeps the "before".
     keysUnknown(ctx, bucketId);
     throw err;
   }
-  recordMade(ctx, bucketId, made.value.access_key_id);
+  recordMade(ctx, bucketId, made.value.access_key_id, who);
   return { credential: made.value, adopted: false };
 }
 
-function recordMade(ctx: CallContext, bucketId: string, accessKeyId: string): void {
+function recordMade(ctx: CallContext, bucketId: string, accessKeyId: string, who: Creator): void {
   keyAdded(ctx, bucketId, accessKeyId);
-  ctx.journal.created(type, ctx.name, platformOf(ctx), accessKeyId, { bucketId });
+  ctx.journal.created(who.type, who.name, platformOf(ctx), accessKeyId, { bucketId });
 }
 
 /**
@@ -80,13 +90,14 @@ async function reconcile(
   ctx: CallContext,
   bucketId: string,
   before: ReadonlySet<string>,
+  who: Creator,
 ): Promise<CredentialWithSecret | undefined> {
-  const owned = ownedByOthers(ctx, bucketId);
+  const owned = ownedByOthers(ctx, bucketId, who);
   const fresh = (await listCredentials(ctx.client, bucketId)).filter(
     (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id),
   );
   if (fresh.length === 0) return undefined;
-  const made = only(fresh, bucketId);
+  const made = only(ctx, fresh, bucketId, who);
   const credential = await regenerateCredential(ctx.client, bucketId, made.access_key_id);
   ctx.log.info(
     `the answer to the create of credential ${made.access_key_id} was lost; its secret was regenerated ` +
@@ -100,7 +111,11 @@ async function reconcile(
  * the journal recorded, or the one id that appeared on the bucket between this create's start and
  * the next create of the bucket the journal recorded (or now), other than ids other resources own.
  */
-async function findInterruptedCredential(ctx: CallContext, earlier: JournalEntry): Promise<Credential | undefined> {
+async function findInterruptedCredential(
+  ctx: CallContext,
+  earlier: JournalEntry,
+  who: Creator,
+): Promise<Credential | undefined> {
   const bucketId = earlier.bucketId as string;
   const listed = await listCredentials(ctx.client, bucketId).catch((err: unknown) => {
     if (isNotFound(err)) return [];
@@ -108,34 +123,43 @@ async function findInterruptedCredential(ctx: CallContext, earlier: JournalEntry
   });
   if (earlier.id !== undefined) return listed.find((c) => c.access_key_id === earlier.id);
   const entries = ctx.journal.entries(platformOf(ctx)).filter((e) => e.bucketId === bucketId);
-  const owned = ownedByOthers(ctx, bucketId);
+  const owned = ownedByOthers(ctx, bucketId, who);
   const before = new Set(earlier.before ?? []);
   const next = entries
-    .filter((e) => e.before !== undefined && e.name !== ctx.name && e.at > earlier.at)
+    .filter((e) => e.before !== undefined && !same(e, who) && e.at > earlier.at)
     .sort((a, b) => a.at - b.at)[0];
   const until = next === undefined ? undefined : new Set(next.before ?? []);
   const fresh = listed.filter(
     (c) => !before.has(c.access_key_id) && !owned.has(c.access_key_id) && (until?.has(c.access_key_id) ?? true),
   );
-  return fresh.length === 0 ? undefined : only(fresh, bucketId);
+  return fresh.length === 0 ? undefined : only(ctx, fresh, bucketId, who);
 }
 
 /** Access key ids of the bucket that the journal gives to other credentials of this stack. */
-function ownedByOthers(ctx: CallContext, bucketId: string): Set<string> {
+function ownedByOthers(ctx: CallContext, bucketId: string, who: Creator): Set<string> {
   const ids = ctx.journal
     .entries(platformOf(ctx))
-    .filter((e) => e.bucketId === bucketId && e.name !== ctx.name)
+    .filter((e) => e.bucketId === bucketId && !same(e, who))
     .flatMap((e) => (e.id === undefined ? [] : [e.id]));
   return new Set(ids);
 }
 
-/** The one credential of `fresh`; more than one cannot be told apart (someone else creates credentials there). */
-function only<T extends Credential>(fresh: readonly T[], bucketId: string): T {
+/**
+ * The one credential of `fresh`. More than one cannot be told apart: someone else creates credentials
+ * on the bucket (another stack, a person), and the platform gives a create no key to find it by. The
+ * journal then forgets this create: once the user has deleted the candidates no one holds, as the
+ * error says, the next `up` creates anew, and never takes a candidate left (another's) for its own.
+ */
+function only<T extends Credential>(ctx: CallContext, fresh: readonly T[], bucketId: string, who: Creator): T {
   if (fresh.length === 1) return fresh[0] as T;
+  ctx.journal.forget(who.type, who.name);
   const ids = fresh.map((c) => c.access_key_id).join(", ");
   throw new OutcomeUnknownError(
     `bucket ${bucketId} holds ${fresh.length} credentials that appeared while this one was being created (${ids}), ` +
-      "so which one it made cannot be told: something else creates credentials on this bucket",
-    "Delete those the other creator does not use (their secrets were never shown to this stack), then run `pulumi up` again.",
+      "so which one it made cannot be told: something else creates credentials on this bucket at the same time, " +
+      "and the platform gives a create no key to find it by",
+    "One of them is this create's, which no one can use (its secret was in the lost answer); the others are the " +
+      'other creator\'s. Delete those that no stack holds (README, "When a deployment is interrupted"), then run ' +
+      "`pulumi up` again: it creates a new credential.",
   );
 }

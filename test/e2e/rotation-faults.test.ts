@@ -1,0 +1,350 @@
+// RotatingBucketCredential exactly once (docs/api-contract.md §2.4) with the real engine against the
+// emulator (examples/rotation): rotations while the platform loses, garbles and drops the answers of
+// the credential calls; an `up` SIGKILLed during the create of the two credentials and during a
+// rotation (README, "When a deployment is interrupted"); and two stacks creating credentials on one
+// bucket at once while 40 % of the create answers are lost. After each step the credentials on the
+// platform are counted: never a third per resource, never both slots unusable, never one claimed by
+// both stacks, and the next `up` finishes what an interrupted one left.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
+import { Platform, type Faults } from "../../scripts/soak/platform.mts";
+import { endAll } from "../../scripts/soak/processes.mts";
+import { SoakStack } from "../../scripts/soak/stacks.mts";
+import { emulatorStats, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { killedUp as killUp } from "./support/kill.js";
+import { pairOf, setting } from "./support/rotation.js";
+import { changesOtherThanSame, ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
+
+const project = "cloudplatform-rotation";
+
+/** The access key ids a stack's export holds: every RotatingBucketCredential's current and previous. */
+function heldBy(exported: string): string[] {
+  const state = JSON.parse(exported) as {
+    deployment?: { resources?: { type?: string; outputs?: Record<string, unknown> }[] };
+  };
+  return (state.deployment?.resources ?? [])
+    .filter((r) => r.type?.endsWith(":RotatingBucketCredential"))
+    .flatMap((r) => [r.outputs?.["accessKeyId"], r.outputs?.["previousAccessKeyId"]])
+    .filter((id): id is string => typeof id === "string" && id !== "");
+}
+
+/** The credentials of the bucket named `bucketName` on the platform. */
+async function credentialsOn(platform: Platform, bucketName: string): Promise<string[]> {
+  const bucket = (await platform.inventory()).buckets.find((b) => b.name === bucketName);
+  return [...(bucket?.credentials ?? [])].sort();
+}
+
+describe("rotations while the platform loses, garbles and drops the credential calls' answers", () => {
+  let emulator: Emulator;
+  let platform: Platform;
+  let stack: ExampleStack;
+  // Only the credential calls: the application's S3 requests and the bucket's own calls go through
+  // untouched. Seeded (§9), a seed per attempt: the same rolls every run, other rolls each attempt.
+  const faults = (seed: number): Faults => ({
+    loseRate: 0.15,
+    garbleRate: 0.1,
+    dropRate: 0.1,
+    statusRates: { "503": 0.05 },
+    routes: "/credentials",
+    retryAfterSeconds: 0,
+    seed,
+  });
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    platform = new Platform(emulator);
+    stack = await ExampleStack.create("rotation", providerConfig(emulator));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  let config: Config = setting({ rotation: "1" });
+  let last: RunResult;
+  let bucketName = "";
+  let reader: S3Reader;
+  let seed = 2026;
+
+  /** Both of the stack's credentials, and nothing else, are on the bucket; both pairs work. */
+  async function expectTwoWorking(up: RunResult): Promise<void> {
+    expect(await credentialsOn(platform, bucketName)).toEqual(
+      [output(up, "accessKeyId"), output(up, "previousAccessKeyId")].sort(),
+    );
+    expect(await readOnce(pairOf(up), "notes.txt")).toBe("ok");
+    expect(await readOnce(pairOf(up, "previous"), "notes.txt")).toBe("ok");
+  }
+
+  it("creates, then rotates five times under faults: one rotation per up, never a third credential, no read refused", async () => {
+    let failedUps = 0;
+    /** `up` under faults until one succeeds; after every attempt, the bucket holds two credentials at most. */
+    const upUntilDone = async (): Promise<RunResult> => {
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        expect(await platform.setFaults(faults(seed++))).toEqual({ accepted: true });
+        const result = await stack.upFailing(config);
+        await platform.clearFaults();
+        if (bucketName !== "") expect((await credentialsOn(platform, bucketName)).length).toBeLessThanOrEqual(2);
+        if (result.ok) return result;
+        failedUps++;
+        expect(result.error ?? "").toMatch(/CLOUDPLATFORM_/);
+      }
+      throw new Error("four ups in a row failed");
+    };
+
+    last = await upUntilDone();
+    bucketName = output(last, "bucketName");
+    await putObject(pairOf(last), "notes.txt", "hello");
+    await expectTwoWorking(last);
+    reader = new S3Reader(pairOf(last), "notes.txt");
+    for (let rotation = 2; rotation <= 6; rotation++) {
+      const before = last;
+      config = setting({ rotation: String(rotation) });
+      last = await upUntilDone();
+      reader.use(pairOf(last));
+      // One rotation exactly, whatever the faults made of the attempts.
+      expect(last.outputs?.["rotations"]?.value).toBe(rotation - 1);
+      expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
+      expect(output(last, "previousAccessKeyId")).toBe(output(before, "accessKeyId"));
+      await expectTwoWorking(last);
+    }
+    const injected = (await platform.stats()).injected;
+    for (const kind of ["lose", "garble", "drop", "503"]) {
+      expect(injected[kind] ?? 0, JSON.stringify(injected)).toBeGreaterThan(0);
+    }
+    console.info(
+      `rotation under faults: ${failedUps} of the ups failed and were finished by the next; ${JSON.stringify(injected)}`,
+    );
+    expect(reader.reading().refused).toEqual([]);
+  });
+
+  it("fails a rotation whose regenerations are all answered unreadably, without harm, and the next up finishes it", async () => {
+    const before = last;
+    config = setting({ rotation: "7" });
+    expect(await platform.setFaults({ garbleRate: 1, routes: "/regenerate" })).toEqual({ accepted: true });
+    const failed = await stack.upFailing(config);
+    await platform.clearFaults();
+    expect(failed.ok).toBe(false);
+    expect(failed.error).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
+    // The state keeps the current credential as it was, and says the previous one's secret is lost.
+    const state = JSON.parse(await stack.exportState()) as {
+      deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
+    };
+    const outputs = state.deployment.resources.find((r) => r.type.endsWith(":RotatingBucketCredential"))?.outputs;
+    expect(outputs).toMatchObject({
+      accessKeyId: output(before, "accessKeyId"),
+      secretFingerprint: output(before, "secretFingerprint"),
+      previousAccessKeyId: output(before, "previousAccessKeyId"),
+      previousStatus: "secretLost",
+      previousSecretFingerprint: "",
+      rotations: 5,
+    });
+    expect(await readOnce(pairOf(before), "notes.txt")).toBe("ok");
+    expect((await credentialsOn(platform, bucketName)).length).toBe(2);
+
+    last = await stack.up(config);
+    reader.use(pairOf(last));
+    expect(last.outputs?.["rotations"]?.value).toBe(6);
+    expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
+    expect(output(last, "previousSecretFingerprint")).toBe(output(before, "secretFingerprint"));
+    await expectTwoWorking(last);
+    expect(changesOtherThanSame(await stack.preview(config))).toEqual({});
+  });
+
+  it("destroys both credentials; the application met no refusal throughout", async () => {
+    const reading = await reader.stop();
+    expect(reading.refused).toEqual([]);
+    expect(reading.ok).toBeGreaterThan(20);
+    await stack.destroy();
+    expect(await credentialsOn(platform, bucketName)).toEqual([]);
+  });
+});
+
+describe("an up killed during the create of the credentials, or during a rotation", () => {
+  let emulator: Emulator;
+  let platform: Platform;
+  let example: ExampleStack;
+  const roots: string[] = [];
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    platform = new Platform(emulator);
+    example = await ExampleStack.create("rotation", {});
+  });
+  afterAll(async () => {
+    await example?.dispose();
+    for (const root of roots) await rm(root, { recursive: true, force: true });
+    await emulator?.close();
+  });
+
+  async function freshStack(): Promise<SoakStack> {
+    await platform.clearFaults();
+    await platform.reset();
+    const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-rotation-kill-"));
+    roots.push(root);
+    return new SoakStack(example.workDir, path.join(root, "state"), "e2e", project);
+  }
+
+  const config = (more: Record<string, string>): Config => ({ ...providerConfig(emulator), ...setting(more) });
+
+  async function ok(stack: SoakStack, op: "up" | "cancel" | "destroy", more: Record<string, string> = {}) {
+    const result = await stack.run(op, config(more));
+    expect(result.ok, `pulumi ${op}: ${result.error ?? ""}`).toBe(true);
+    return result;
+  }
+
+  /** Requests of `route` the platform served so far. */
+  const served = async (route: string) => (await emulatorStats(emulator)).requests[route] ?? 0;
+
+  /** `up` SIGKILLed once `ready()` says so, every credential POST held back 1.5 s so that one is in flight. */
+  const killedUp = (
+    stack: SoakStack,
+    victim: "cli" | "program",
+    more: Record<string, string>,
+    ready: () => Promise<boolean>,
+  ) =>
+    killUp({
+      platform,
+      stack,
+      config: config(more),
+      victim,
+      ready,
+      faults: { latencyMs: 1500, routes: "POST /object-storage/buckets/" },
+    });
+
+  const create = "POST /object-storage/buckets/{bucketId}/credentials";
+  const regenerate = "POST /object-storage/buckets/{bucketId}/credentials/{accessKeyId}/regenerate";
+
+  for (const victim of ["cli", "program"] as const) {
+    it(`a kill of the ${victim} during the create: the next up ends with the two credentials, no third`, async () => {
+      const stack = await freshStack();
+      // The first credential is made; the second one's create is on its way.
+      const killed = await killedUp(stack, victim, { rotation: "1" }, async () => (await served(create)) >= 1);
+      try {
+        if (await stack.isLocked()) await ok(stack, "cancel");
+        const up = await ok(stack, "up", { rotation: "1" });
+        const bucket = output(up, "bucketName");
+        expect(await credentialsOn(platform, bucket)).toEqual(
+          [output(up, "accessKeyId"), output(up, "previousAccessKeyId")].sort(),
+        );
+        expect(await readOnce(pairOf(up), "none.txt")).toBe("NoSuchKey");
+        expect(await readOnce(pairOf(up, "previous"), "none.txt")).toBe("NoSuchKey");
+        await ok(stack, "destroy", { rotation: "1" });
+        expect(await credentialsOn(platform, bucket)).toEqual([]);
+      } finally {
+        await endAll(killed);
+      }
+    });
+
+    it(`a kill of the ${victim} during a rotation: the next up finishes it, the current credential untouched`, async () => {
+      const stack = await freshStack();
+      const created = await ok(stack, "up", { rotation: "1" });
+      const bucket = output(created, "bucketName");
+      await putObject(pairOf(created), "notes.txt", "hello");
+      const reader = new S3Reader(pairOf(created), "notes.txt");
+      try {
+        const killed = await killedUp(stack, victim, { rotation: "2" }, async () => (await served(regenerate)) >= 1);
+        try {
+          // Whatever the kill left, the application's pair works, and the bucket holds two credentials.
+          expect(await readOnce(pairOf(created), "notes.txt")).toBe("ok");
+          expect((await credentialsOn(platform, bucket)).length).toBe(2);
+          if (await stack.isLocked()) await ok(stack, "cancel");
+          const rotated = await ok(stack, "up", { rotation: "2" });
+          reader.use(pairOf(rotated));
+          expect(rotated.outputs?.["rotations"]?.value).toBe(1);
+          expect(output(rotated, "accessKeyId")).toBe(output(created, "previousAccessKeyId"));
+          expect(output(rotated, "previousAccessKeyId")).toBe(output(created, "accessKeyId"));
+          expect(output(rotated, "previousSecretFingerprint")).toBe(output(created, "secretFingerprint"));
+          expect(await credentialsOn(platform, bucket)).toEqual(
+            [output(rotated, "accessKeyId"), output(rotated, "previousAccessKeyId")].sort(),
+          );
+          expect(await readOnce(pairOf(rotated), "notes.txt")).toBe("ok");
+          expect(await readOnce(pairOf(rotated, "previous"), "notes.txt")).toBe("ok");
+          const again = await stack.run("preview", config({ rotation: "2" }));
+          expect(changesOtherThanSame(again)).toEqual({});
+        } finally {
+          await endAll(killed);
+        }
+      } finally {
+        expect((await reader.stop()).refused).toEqual([]);
+      }
+      await ok(stack, "destroy", { rotation: "2" });
+      expect(await credentialsOn(platform, bucket)).toEqual([]);
+    });
+  }
+});
+
+describe("two stacks creating credentials on one bucket at once, 40 % of the create answers lost", () => {
+  let emulator: Emulator;
+  let platform: Platform;
+  let example: ExampleStack;
+  let root: string;
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    platform = new Platform(emulator);
+    example = await ExampleStack.create("rotation", {});
+    root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-two-stacks-"));
+  });
+  afterAll(async () => {
+    await example?.dispose();
+    if (root) await rm(root, { recursive: true, force: true });
+    await emulator?.close();
+  });
+
+  it("never lets both claim a credential; where a stack cannot tell, it names the candidates, and the README's way out works", async () => {
+    const made = await management(emulator, "POST", "/object-storage/buckets", { name: "shared-bucket" });
+    const bucketId = ((await made.json()) as { id: string }).id;
+    const config: Config = { ...providerConfig(emulator), ...setting({ bucketId }) };
+    /** Per round, the stacks that stopped naming the credentials they could not tell apart. */
+    const named: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const stacks = ["a", "b"].map(
+        (name) => new SoakStack(example.workDir, path.join(root, `round-${round}-${name}`), name, project),
+      );
+      // Every credential POST held back half a second, so that the two stacks' creates overlap.
+      const lost: Faults = { loseRate: 0.4, latencyMs: 500, routes: "POST /object-storage/buckets/", seed: round };
+      expect(await platform.setFaults(lost)).toEqual({ accepted: true });
+      const results = await Promise.all(stacks.map((s) => s.run("up", config)));
+      await platform.clearFaults();
+
+      const held = await Promise.all(stacks.map(async (s) => heldBy((await s.run("export")).exported ?? "{}")));
+      // Never one credential in both stacks.
+      expect(held[0]?.filter((id) => held[1]?.includes(id))).toEqual([]);
+      // A failure is the one that names the candidates it cannot tell apart, or a partial create that
+      // kept what it made; the candidates are the credentials no stack may take as its own alone.
+      const candidates = new Set<string>();
+      let stopped = 0;
+      for (const result of results.filter((r) => !r.ok)) {
+        const error = result.error ?? "";
+        expect(error, error).toMatch(/CLOUDPLATFORM_OUTCOME_UNKNOWN|CLOUDPLATFORM_PARTIAL/);
+        const lists = [...error.matchAll(/appeared while this one was being created \(([A-Z0-9, ]+)\)/g)];
+        if (lists.length > 0) stopped++;
+        for (const m of lists) for (const id of (m[1] ?? "").split(", ")) candidates.add(id);
+      }
+      named.push(stopped);
+      // The way out: delete the named credentials that no stack holds (their secrets were in the
+      // lost answers: nobody can use them), then `pulumi up` again.
+      const all = new Set([...(held[0] ?? []), ...(held[1] ?? [])]);
+      for (const id of [...candidates].filter((c) => !all.has(c))) {
+        const gone = await management(emulator, "DELETE", `/object-storage/buckets/${bucketId}/credentials/${id}`);
+        expect([204, 404]).toContain(gone.status);
+      }
+      for (const [index, result] of results.entries()) {
+        if (!result.ok) {
+          const again = await stacks[index]!.run("up", config);
+          expect(again.ok, again.error).toBe(true);
+        }
+      }
+      const after = await Promise.all(stacks.map(async (s) => heldBy((await s.run("export")).exported ?? "{}")));
+      expect(after.map((ids) => ids.length)).toEqual([2, 2]);
+      expect(after[0]?.filter((id) => after[1]?.includes(id))).toEqual([]);
+      expect(await credentialsOn(platform, "shared-bucket")).toEqual([...(after[0] ?? []), ...(after[1] ?? [])].sort());
+      for (const s of stacks) expect((await s.run("destroy", config)).ok).toBe(true);
+      expect(await credentialsOn(platform, "shared-bucket")).toEqual([]);
+    }
+    console.info(`two stacks, 3 rounds: stacks that stopped naming the candidates, per round: ${named.join(", ")}`);
+  });
+});
