@@ -14,8 +14,8 @@ const { fields } = syncedFolderTable;
 const maxKeyBytes = 1024;
 
 /**
- * Validates a SyncedFolder's inputs and reads its folder: every file the patterns keep, hashed,
- * summed up as `manifestDigest`. No network. The scan
+ * Validates a SyncedFolder's inputs and reads its folder: every file the patterns keep, hashed (or
+ * its hash taken from this machine's cache), summed up as `manifestDigest`. No network. The scan
  * stays in the process for diff, create and update (`scannedFolder`): one provider process serves
  * a whole deployment, so the folder is walked once per operation. Values unknown at preview pass
  * through; with an unknown folder or pattern the digest is unknown too.
@@ -72,8 +72,10 @@ export function checkSyncedFolderInputs(ctx: CallContext, news: Props): CheckRes
 
 type FolderInputs = Pick<SyncedFolderInputs, "path" | "include" | "exclude">;
 
-function scan(_ctx: CallContext, inputs: FolderInputs): ScanResult {
-  return scanFolder(resolveLocalPath(inputs.path), fileFilter(inputs.include ?? [], inputs.exclude ?? []));
+function scan(ctx: CallContext, inputs: FolderInputs): ScanResult {
+  return scanFolder(resolveLocalPath(inputs.path), fileFilter(inputs.include ?? [], inputs.exclude ?? []), {
+    onProblem: (m) => ctx.log.debug(m),
+  });
 }
 
 /** The scans check made in this process, by folder, patterns and digest. */

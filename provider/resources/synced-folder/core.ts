@@ -1,7 +1,7 @@
 /**
  * SyncedFolder: a local folder kept in a bucket under a prefix, as one resource whose state is a
- * manifest (manifest.ts), for folders of tens of thousands of files (docs/objects.md). Check hashes
- * the folder down to one digest;
+ * manifest (manifest.ts), for folders of tens of thousands of files (docs/objects.md). Check reads
+ * the folder (hashing only the files this machine's cache cannot vouch for) down to one digest;
  * diff compares digests, and when they differ says what an `up` will send; `up` sends only that,
  * and nothing at all when the folder did not change. A refresh lists the prefix (one request per
  * 1,000 keys, no HEAD per file) and compares each object's ETag with the one its write was
