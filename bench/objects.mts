@@ -1,8 +1,9 @@
 // Suite "objects": SyncedFolder and BucketObject (docs/objects.md) against the tools people use
 // instead, to the same emulator (its own process, data on the same disk), in rotating order:
 // - a folder of 10,000 files of 4 KiB and 20 of 10 MiB: the first `up` of examples/site over it
-//   (the engine's operation alone, `seconds` of the runner) against `aws s3 sync` of the same folder
-//   into a fresh bucket (the process's wall time), and the state it leaves; a no-change `preview`
+//   (the engine's operation alone, `seconds` of the runner) against `aws s3 sync` and `rclone sync`
+//   (its default 4 transfers) of the same folder, each into a fresh bucket (the process's wall
+//   time), and the state it leaves; a no-change `preview`
 //   and `up` against hashing the folder alone (bench/hash-folder.js: every file's SHA-256, nothing
 //   sent), with the object requests each sends; beside them, in the same rotation, what makes up
 //   their time: the provider's scan of the folder alone (bench/scan-folder.js, with the stack's hash
@@ -82,6 +83,27 @@ async function makeFolder(root: string, small: number, large: number): Promise<v
   for (let i = 0; i < large; i++) await writeRandom(path.join(root, "large", `blob${i}.bin`), 10 * 1024 * 1024);
 }
 
+/**
+ * rclone's remote `objects:` for the emulator and a key pair, from the environment (no config
+ * file). Without AWS_CA_BUNDLE, which rclone's S3 client cannot load for a plain-http endpoint; the
+ * bucket exists, so rclone does not try to create it.
+ */
+function rcloneEnv(endpoint: string, key: { accessKeyId: string; secretAccessKey: string }): NodeJS.ProcessEnv {
+  const { AWS_CA_BUNDLE: _bundle, ...env } = process.env;
+  return {
+    ...env,
+    RCLONE_CONFIG: "/dev/null",
+    RCLONE_CONFIG_OBJECTS_TYPE: "s3",
+    RCLONE_CONFIG_OBJECTS_PROVIDER: "Other",
+    RCLONE_CONFIG_OBJECTS_ENDPOINT: endpoint,
+    RCLONE_CONFIG_OBJECTS_ACCESS_KEY_ID: key.accessKeyId,
+    RCLONE_CONFIG_OBJECTS_SECRET_ACCESS_KEY: key.secretAccessKey,
+    RCLONE_CONFIG_OBJECTS_REGION: "us-east-1",
+    RCLONE_CONFIG_OBJECTS_FORCE_PATH_STYLE: "true",
+    RCLONE_CONFIG_OBJECTS_NO_CHECK_BUCKET: "true",
+  };
+}
+
 function awsEnv(key: { accessKeyId: string; secretAccessKey: string }): void {
   process.env["AWS_ACCESS_KEY_ID"] = key.accessKeyId;
   process.env["AWS_SECRET_ACCESS_KEY"] = key.secretAccessKey;
@@ -93,6 +115,7 @@ interface FolderRound {
   readonly round: number;
   readonly upSeconds: number;
   readonly syncSeconds: number;
+  readonly rcloneSeconds: number;
   readonly previewSeconds: number;
   readonly sameUpSeconds: number;
   readonly hashSeconds: number;
@@ -161,13 +184,14 @@ export const objectsSuite: Suite = {
         };
         let upSeconds = 0;
         let syncSeconds = 0;
+        let rcloneSeconds = 0;
         let bucket = "";
-        for (const who of rotation(["provider", "aws"] as const, round)) {
+        for (const who of rotation(["provider", "aws", "rclone"] as const, round)) {
           if (who === "provider") {
             const up = await runStep({ ...base, op: "up" }, binDir);
             upSeconds = up.seconds ?? Number.NaN;
             bucket = String(up.outputs?.["bucketName"]?.value);
-          } else {
+          } else if (who === "aws") {
             const key = await bucketWithKey(emulator, `cli-sync-${round}`);
             awsEnv(key);
             const used = await measureProcess("aws", [
@@ -180,6 +204,15 @@ export const objectsSuite: Suite = {
               `s3://${key.bucket}/site/`,
             ]);
             syncSeconds = used.seconds;
+          } else {
+            const key = await bucketWithKey(emulator, `cli-rclone-${round}`);
+            const used = await measureProcess(
+              "rclone",
+              ["sync", folder, `objects:${key.bucket}/site/`],
+              undefined,
+              rcloneEnv(emulator.s3Url, key),
+            );
+            rcloneSeconds = used.seconds;
           }
         }
         const exported = (await runStep({ ...base, op: "export" }, binDir)).exported ?? "";
@@ -239,6 +272,7 @@ export const objectsSuite: Suite = {
           round,
           upSeconds,
           syncSeconds,
+          rcloneSeconds,
           previewSeconds: times["preview"] ?? Number.NaN,
           sameUpSeconds: times["up"] ?? Number.NaN,
           hashSeconds: times["hash"] ?? Number.NaN,
@@ -321,6 +355,7 @@ function rows(
 ): RowResult[] {
   const what = `${small} files of 4 KiB + ${large} of 10 MiB`;
   const firstUp = pairMedian(folder, (r) => r.upSeconds / r.syncSeconds);
+  const firstUpRclone = pairMedian(folder, (r) => r.upSeconds / r.rcloneSeconds);
   const preview = pairMedian(folder, (r) => r.previewSeconds / r.hashSeconds);
   const sameUp = pairMedian(folder, (r) => r.sameUpSeconds / r.hashSeconds);
   const floorPreview = pairMedian(folder, (r) => r.floorPreviewSeconds / r.hashSeconds);
@@ -343,7 +378,9 @@ function rows(
       now: ratio(firstUp),
       goal: "≤ 1.20×",
       met: firstUp <= 1.2,
-      detail: `${seconds(pairMedian(folder, (r) => r.upSeconds))} vs ${seconds(pairMedian(folder, (r) => r.syncSeconds))}`,
+      detail:
+        `${seconds(pairMedian(folder, (r) => r.upSeconds))} vs ${seconds(pairMedian(folder, (r) => r.syncSeconds))}; ` +
+        `/ \`rclone sync\` ${ratio(firstUpRclone)} (${seconds(pairMedian(folder, (r) => r.rcloneSeconds))})`,
     },
     {
       id: "folder-nochange-preview",
