@@ -264,14 +264,14 @@ describe("a multipart upload through the part buffers", () => {
     // Part 2 is refused at once, the others answer late: without waiting for them, the abort
     // would be sent while they are in flight, and the call would fail with buffers still lent.
     answerPart = (_key, part) => (part === 2 ? { status: 403, code: "AccessDenied" } : undefined);
-    partDelayMs = (_key, part) => (part === 2 ? 0 : 300);
+    partDelayMs = (_key, part) => (part === 2 ? 0 : 600);
     const put = send("refused", file);
     await expect(put).rejects.toMatchObject({ code: "CLOUDPLATFORM_S3_FAILED" });
     expect(partBuffers.held).toBe(0);
     const parts = seen.events.filter((e) => e.startsWith("part"));
     expect(seen.events.at(-1)).toBe("abort refused");
     expect(parts.length).toBe(4);
-    await sleep(400);
+    await sleep(700);
     expect(seen.events.at(-1)).toBe("abort refused");
     expect(seen.events).not.toContain("complete refused");
   }, 60_000);
@@ -279,9 +279,9 @@ describe("a multipart upload through the part buffers", () => {
   it("an upload refused while its other parts wait for a buffer sends none of them; the others go on", async () => {
     const a = localFile("a", 12 * MiB);
     const b = localFile("b", 10 * MiB);
-    // A's four parts hold the four buffers and answer 200 ms apart: B's first part gets the first
-    // one back and is refused before the next is free.
-    partDelayMs = (key, part) => (key === "a" ? 200 * part : 0);
+    // A's four parts hold the four buffers and answer 600 ms apart (slack for a busy machine): B's
+    // first part gets the first one back and is refused before the next is free.
+    partDelayMs = (key, part) => (key === "a" ? 600 * part : 0);
     answerPart = (key) => (key === "b" ? { status: 403, code: "AccessDenied" } : undefined);
     const putA = send("a", a);
     while (partBuffers.held < 4) await sleep(2);
