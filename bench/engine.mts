@@ -98,11 +98,19 @@ interface Measured {
   readonly stateResources?: number;
 }
 
-/** Runs one operation in a child process (the Automation API hosts the program in its caller). */
-export function runStep(request: RunRequest, binDir: string): Promise<RunResult> {
+/**
+ * Runs one operation in a child process (the Automation API hosts the program in its caller), with
+ * none of this process's `CLOUDPLATFORM_*` variables: only `extraEnv`'s.
+ */
+export function runStep(
+  request: RunRequest,
+  binDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunResult> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_")),
   ) as NodeJS.ProcessEnv;
+  Object.assign(env, extraEnv);
   env.CLOUDPLATFORM_PULUMI_BIN_DIR = binDir;
   return new Promise((resolve, reject) => {
     execFile(

@@ -81,13 +81,20 @@ export interface ProcessUsage {
 
 /**
  * Runs a command under `/usr/bin/time` and reports its wall time, CPU time and peak RSS. Fails
- * with the command's stderr when it exits non-zero.
+ * with the command's stderr when it exits non-zero. `env`: the command's whole environment (the
+ * bench's own, unless given).
  */
-export function measureProcess(command: string, args: readonly string[], cwd?: string): Promise<ProcessUsage> {
+export function measureProcess(
+  command: string,
+  args: readonly string[],
+  cwd?: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<ProcessUsage> {
   return new Promise((resolve, reject) => {
     const marker = "__bench_time__";
     const child = spawn("/usr/bin/time", ["-f", `${marker} %e %U %S %M`, command, ...args], {
       cwd,
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

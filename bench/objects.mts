@@ -1,10 +1,15 @@
 // Suite "objects": SyncedFolder and BucketObject (docs/objects.md) against the tools people use
 // instead, to the same emulator (its own process, data on the same disk), in rotating order:
 // - a folder of 10,000 files of 4 KiB and 20 of 10 MiB: the first `up` of examples/site over it
-//   (the engine's operation alone, `seconds` of the runner) against `aws s3 sync` of the same folder
-//   into a fresh bucket (the process's wall time); a no-change `preview` and `up` against hashing the
-//   folder alone (bench/hash-folder.js: every file's SHA-256, nothing sent), with the object requests
-//   each sends; one edited file, then one removed file, each followed by an `up`, with its requests;
+//   (the engine's operation alone, `seconds` of the runner) against `aws s3 sync` and `rclone sync`
+//   (its default 4 transfers) of the same folder, each into a fresh bucket (the process's wall
+//   time), and the state it leaves; a no-change `preview`
+//   and `up` against hashing the folder alone (bench/hash-folder.js: every file's SHA-256, nothing
+//   sent), with the object requests each sends; beside them, in the same rotation, what makes up
+//   their time: the provider's scan of the folder alone (bench/scan-folder.js, with the stack's hash
+//   cache), the `preview` with the hash cache off, and the engine's floor, a no-change `preview` and
+//   `up` of the same program over the example's own folder of 4 files; then one edited file, then
+//   one removed file, each followed by an `up`, with its requests;
 // - a BucketObject of 1 GiB: the provider's upload path (bench/object-provider.js, built) against
 //   `aws s3 cp`, and the peak RSS it adds over a Node process that loads the same modules and makes
 //   the same S3 client, without sending anything.
@@ -78,6 +83,27 @@ async function makeFolder(root: string, small: number, large: number): Promise<v
   for (let i = 0; i < large; i++) await writeRandom(path.join(root, "large", `blob${i}.bin`), 10 * 1024 * 1024);
 }
 
+/**
+ * rclone's remote `objects:` for the emulator and a key pair, from the environment (no config
+ * file). Without AWS_CA_BUNDLE, which rclone's S3 client cannot load for a plain-http endpoint; the
+ * bucket exists, so rclone does not try to create it.
+ */
+function rcloneEnv(endpoint: string, key: { accessKeyId: string; secretAccessKey: string }): NodeJS.ProcessEnv {
+  const { AWS_CA_BUNDLE: _bundle, ...env } = process.env;
+  return {
+    ...env,
+    RCLONE_CONFIG: "/dev/null",
+    RCLONE_CONFIG_OBJECTS_TYPE: "s3",
+    RCLONE_CONFIG_OBJECTS_PROVIDER: "Other",
+    RCLONE_CONFIG_OBJECTS_ENDPOINT: endpoint,
+    RCLONE_CONFIG_OBJECTS_ACCESS_KEY_ID: key.accessKeyId,
+    RCLONE_CONFIG_OBJECTS_SECRET_ACCESS_KEY: key.secretAccessKey,
+    RCLONE_CONFIG_OBJECTS_REGION: "us-east-1",
+    RCLONE_CONFIG_OBJECTS_FORCE_PATH_STYLE: "true",
+    RCLONE_CONFIG_OBJECTS_NO_CHECK_BUCKET: "true",
+  };
+}
+
 function awsEnv(key: { accessKeyId: string; secretAccessKey: string }): void {
   process.env["AWS_ACCESS_KEY_ID"] = key.accessKeyId;
   process.env["AWS_SECRET_ACCESS_KEY"] = key.secretAccessKey;
@@ -89,9 +115,20 @@ interface FolderRound {
   readonly round: number;
   readonly upSeconds: number;
   readonly syncSeconds: number;
+  readonly rcloneSeconds: number;
   readonly previewSeconds: number;
   readonly sameUpSeconds: number;
   readonly hashSeconds: number;
+  /** The provider's scan alone, with the stack's hash cache: how many files it read. */
+  readonly scanSeconds: number;
+  readonly scanHashed: number;
+  readonly noCachePreviewSeconds: number;
+  /** The same program over a folder of 4 files. */
+  readonly floorPreviewSeconds: number;
+  readonly floorUpSeconds: number;
+  /** `pulumi stack export` after the first up: all of it, and the SyncedFolder's resource alone. */
+  readonly stateBytes: number;
+  readonly folderStateBytes: number;
   readonly noChangeRequests: Counts;
   readonly editRequests: Counts;
   readonly removeRequests: Counts;
@@ -111,6 +148,8 @@ export const objectsSuite: Suite = {
     "folder-first-up",
     "folder-nochange-preview",
     "folder-nochange-up",
+    "folder-floor",
+    "folder-state-bytes",
     "folder-edit",
     "folder-remove",
     "object-1024",
@@ -130,12 +169,12 @@ export const objectsSuite: Suite = {
       options.log(`objects: writing ${small} files of 4 KiB and ${large} of 10 MiB`);
       await makeFolder(folder, small, large);
       const site = await prepareExample("site", options.workDir);
-      const connection: Record<string, ConfigEntry> = {
+      const settings: Record<string, ConfigEntry> = {
         "cloudplatform:baseUrl": { value: emulator.baseUrl },
         "cloudplatform:s3Url": { value: emulator.s3Url },
         "cloudplatform:apiKey": { value: emulator.apiKey, secret: true },
-        "cloudplatform-site:sitePath": { value: folder },
       };
+      const connection = { ...settings, "cloudplatform-site:sitePath": { value: folder } };
       for (let round = 1; round <= options.rounds; round++) {
         const base = {
           workDir: site.workDir,
@@ -145,13 +184,14 @@ export const objectsSuite: Suite = {
         };
         let upSeconds = 0;
         let syncSeconds = 0;
+        let rcloneSeconds = 0;
         let bucket = "";
-        for (const who of rotation(["provider", "aws"] as const, round)) {
+        for (const who of rotation(["provider", "aws", "rclone"] as const, round)) {
           if (who === "provider") {
             const up = await runStep({ ...base, op: "up" }, binDir);
             upSeconds = up.seconds ?? Number.NaN;
             bucket = String(up.outputs?.["bucketName"]?.value);
-          } else {
+          } else if (who === "aws") {
             const key = await bucketWithKey(emulator, `cli-sync-${round}`);
             awsEnv(key);
             const used = await measureProcess("aws", [
@@ -164,20 +204,58 @@ export const objectsSuite: Suite = {
               `s3://${key.bucket}/site/`,
             ]);
             syncSeconds = used.seconds;
+          } else {
+            const key = await bucketWithKey(emulator, `cli-rclone-${round}`);
+            const used = await measureProcess(
+              "rclone",
+              ["sync", folder, `objects:${key.bucket}/site/`],
+              undefined,
+              rcloneEnv(emulator.s3Url, key),
+            );
+            rcloneSeconds = used.seconds;
           }
         }
+        const exported = (await runStep({ ...base, op: "export" }, binDir)).exported ?? "";
+        const resources = (JSON.parse(exported) as { deployment: { resources?: { type: string }[] } }).deployment
+          .resources;
+        const folderResource = resources?.find((r) => r.type.endsWith(":SyncedFolder"));
+        const floor = {
+          ...base,
+          stateDir: path.join(options.workDir, `objects-floor-state-${round}`),
+          stackName: `objects-floor-${round}`,
+          config: settings,
+        };
+        await runStep({ ...floor, op: "up" }, binDir);
+        const cacheDir = path.join(base.stateDir, "home", "cloudplatform", "hashes");
         const times: Record<string, number> = {};
+        let scanHashed = Number.NaN;
         const before = await s3Counts(emulator, bucket);
-        for (const step of rotation(["preview", "up", "hash"] as const, round)) {
+        const steps = ["preview", "up", "hash", "scan", "preview-nocache", "floor-preview", "floor-up"] as const;
+        for (const step of rotation(steps, round)) {
           if (step === "hash") {
             times[step] = (
               await measureProcess(process.execPath, [path.join(repoRoot, "bench", "hash-folder.js"), folder])
             ).seconds;
+          } else if (step === "scan") {
+            const used = await measureProcess(process.execPath, [
+              path.join(repoRoot, "bench", "scan-folder.js"),
+              folder,
+              cacheDir,
+            ]);
+            times[step] = used.seconds;
+            scanHashed = (JSON.parse(used.stdout) as { hashed: number }).hashed;
+          } else if (step === "preview-nocache") {
+            const off = { CLOUDPLATFORM_HASH_CACHE: "off" };
+            times[step] = (await runStep({ ...base, op: "preview" }, binDir, off)).seconds ?? Number.NaN;
+          } else if (step === "floor-preview" || step === "floor-up") {
+            const op = step === "floor-up" ? "up" : "preview";
+            times[step] = (await runStep({ ...floor, op }, binDir)).seconds ?? Number.NaN;
           } else {
             times[step] = (await runStep({ ...base, op: step }, binDir)).seconds ?? Number.NaN;
           }
         }
         const noChangeRequests = objectRequests(before, await s3Counts(emulator, bucket));
+        await runStep({ ...floor, op: "destroy" }, binDir);
         const edited = path.join(folder, "d7", "f7.txt");
         await writeFile(edited, randomBytes(2048).toString("hex"));
         const beforeEdit = await s3Counts(emulator, bucket);
@@ -194,9 +272,17 @@ export const objectsSuite: Suite = {
           round,
           upSeconds,
           syncSeconds,
+          rcloneSeconds,
           previewSeconds: times["preview"] ?? Number.NaN,
           sameUpSeconds: times["up"] ?? Number.NaN,
           hashSeconds: times["hash"] ?? Number.NaN,
+          scanSeconds: times["scan"] ?? Number.NaN,
+          scanHashed,
+          noCachePreviewSeconds: times["preview-nocache"] ?? Number.NaN,
+          floorPreviewSeconds: times["floor-preview"] ?? Number.NaN,
+          floorUpSeconds: times["floor-up"] ?? Number.NaN,
+          stateBytes: Buffer.byteLength(exported),
+          folderStateBytes: Buffer.byteLength(JSON.stringify(folderResource ?? {})),
           noChangeRequests,
           editRequests,
           removeRequests,
@@ -269,8 +355,15 @@ function rows(
 ): RowResult[] {
   const what = `${small} files of 4 KiB + ${large} of 10 MiB`;
   const firstUp = pairMedian(folder, (r) => r.upSeconds / r.syncSeconds);
+  const firstUpRclone = pairMedian(folder, (r) => r.upSeconds / r.rcloneSeconds);
   const preview = pairMedian(folder, (r) => r.previewSeconds / r.hashSeconds);
   const sameUp = pairMedian(folder, (r) => r.sameUpSeconds / r.hashSeconds);
+  const floorPreview = pairMedian(folder, (r) => r.floorPreviewSeconds / r.hashSeconds);
+  const floorUp = pairMedian(folder, (r) => r.floorUpSeconds / r.hashSeconds);
+  const scan = pairMedian(folder, (r) => r.scanSeconds / r.hashSeconds);
+  const noCache = pairMedian(folder, (r) => r.noCachePreviewSeconds / r.hashSeconds);
+  /** A no-change operation's time over its floor's, in the same round. */
+  const overFloor = pairMedian(folder, (r) => r.previewSeconds / r.floorPreviewSeconds);
   const editOk = folder.every((r) => JSON.stringify(r.editRequests) === JSON.stringify({ "PUT /{bucket}/{key}": 1 }));
   const removeOk = folder.every(
     (r) => JSON.stringify(r.removeRequests) === JSON.stringify({ "DELETE /{bucket}/{key}": 1 }),
@@ -285,7 +378,9 @@ function rows(
       now: ratio(firstUp),
       goal: "≤ 1.20×",
       met: firstUp <= 1.2,
-      detail: `${seconds(pairMedian(folder, (r) => r.upSeconds))} vs ${seconds(pairMedian(folder, (r) => r.syncSeconds))}`,
+      detail:
+        `${seconds(pairMedian(folder, (r) => r.upSeconds))} vs ${seconds(pairMedian(folder, (r) => r.syncSeconds))}; ` +
+        `/ \`rclone sync\` ${ratio(firstUpRclone)} (${seconds(pairMedian(folder, (r) => r.rcloneSeconds))})`,
     },
     {
       id: "folder-nochange-preview",
@@ -293,7 +388,11 @@ function rows(
       now: ratio(preview),
       goal: "≤ 1.20×, 0 object requests",
       met: preview <= 1.2 && noChange,
-      detail: `${seconds(pairMedian(folder, (r) => r.previewSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}; object requests of preview and up: ${counts(folder.map((r) => r.noChangeRequests))}`,
+      detail:
+        `${seconds(pairMedian(folder, (r) => r.previewSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}; ` +
+        `${ratio(overFloor)} the floor's; hash cache off: ${ratio(noCache)}; the provider's scan alone: ${ratio(scan)} ` +
+        `(${counts(folder.map((r) => ({ read: r.scanHashed })))}); object requests of preview and up: ` +
+        counts(folder.map((r) => r.noChangeRequests)),
     },
     {
       id: "folder-nochange-up",
@@ -302,6 +401,22 @@ function rows(
       goal: "≤ 1.20×, 0 object requests",
       met: sameUp <= 1.2 && noChange,
       detail: `${seconds(pairMedian(folder, (r) => r.sameUpSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}`,
+    },
+    {
+      id: "folder-floor",
+      what: "the engine's floor: no-change `preview` and `up` of the same program over 4 files / hashing",
+      now: `${ratio(floorPreview)}, ${ratio(floorUp)}`,
+      goal: "—",
+      met: undefined,
+      detail: `${seconds(pairMedian(folder, (r) => r.floorPreviewSeconds))} and ${seconds(pairMedian(folder, (r) => r.floorUpSeconds))} vs ${seconds(pairMedian(folder, (r) => r.hashSeconds))}`,
+    },
+    {
+      id: "folder-state-bytes",
+      what: "`pulumi stack export` bytes after the first `up`: the stack, and the SyncedFolder alone",
+      now: `${(median(folder.map((r) => r.stateBytes)) / 1024).toFixed(0)} KiB`,
+      goal: "—",
+      met: undefined,
+      detail: `SyncedFolder ${(median(folder.map((r) => r.folderStateBytes)) / 1024).toFixed(0)} KiB`,
     },
     {
       id: "folder-edit",

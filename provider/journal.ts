@@ -131,10 +131,14 @@ export const noJournal: Journal = {
   quiet: async () => undefined,
 };
 
+/** The provider's own directory on this machine: the journals, and SyncedFolder's hash caches. */
+export function cloudplatformHome(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env["PULUMI_HOME"] || join(homedir(), ".pulumi"), "cloudplatform");
+}
+
 /** Where the journal whose key is `key` (contract.ts `journalKey`) lives. */
 export function journalDir(key: string, env: NodeJS.ProcessEnv = process.env): string {
-  const home = env["PULUMI_HOME"] || join(homedir(), ".pulumi");
-  return join(home, "cloudplatform", "journal", key);
+  return join(cloudplatformHome(env), "journal", key);
 }
 
 function fileOf(type: string, name: string): string {

@@ -86,15 +86,18 @@ export class SyncedFolder extends pulumi.CustomResource {
   declare public readonly accessKeyId: pulumi.Output<string>;
   declare public readonly secretAccessKey: pulumi.Output<string>;
   /**
-   * The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at
-   * preview (a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).
+   * The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of
+   * the sorted lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed
+   * file changes it.
    */
-  declare public readonly files: pulumi.Output<Record<string, string>>;
+  declare public readonly manifestDigest: pulumi.Output<string>;
   /**
-   * Each synced file's path → the ETag the platform answered when it was written: how a refresh sees
-   * an object rewritten outside Pulumi (never used as a content hash).
+   * Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines
+   * `path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the
+   * object was written (how a refresh sees an object rewritten outside Pulumi; never used as a
+   * content hash).
    */
-  declare public readonly etags: pulumi.Output<Record<string, string>>;
+  declare public readonly manifest: pulumi.Output<string>;
   /** How many files are synced. */
   declare public readonly fileCount: pulumi.Output<number>;
   /** Their size in bytes, all together. */

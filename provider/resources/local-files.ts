@@ -45,6 +45,13 @@ export function hashLocalFile(path: string, stats: Stats): string {
   const key = cacheKey(absolute, stats);
   const cached = hashCache.get(key);
   if (cached !== undefined) return cached;
+  const digest = sha256OfFile(absolute);
+  hashCache.set(key, digest);
+  return digest;
+}
+
+/** sha256 (hex) of a file's content, read now (no cache: SyncedFolder keeps its own, synced-folder/hash-cache.ts). */
+export function sha256OfFile(absolute: string): string {
   const hash = createHash("sha256");
   buffer ??= Buffer.allocUnsafeSlow(chunkBytes);
   const fd = openSync(absolute, "r");
@@ -57,9 +64,7 @@ export function hashLocalFile(path: string, stats: Stats): string {
   } finally {
     closeSync(fd);
   }
-  const digest = hash.digest("hex");
-  hashCache.set(key, digest);
-  return digest;
+  return hash.digest("hex");
 }
 
 /** sha256 (hex) of a string's UTF-8 bytes. */

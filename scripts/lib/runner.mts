@@ -46,6 +46,8 @@ export interface RunRequest extends StackRef {
   readonly removeConfig?: readonly string[];
   /** The deployment that op "import" puts in the stack's place. */
   readonly stateFile?: string;
+  /** Op "preview": print each change in full, as `pulumi preview --diff` does. */
+  readonly diff?: boolean;
 }
 
 /** One step the engine planned or performed, from its resource pre-events. */
@@ -203,7 +205,7 @@ export async function runOperation(
         return { op, ok: true, seconds: seconds(), changes, steps, outputs: r.outputs, ...printed(r) };
       }
       case "preview": {
-        const r = await stack.preview({ onEvent, ...(onOutput ? { onOutput } : {}) });
+        const r = await stack.preview({ onEvent, diff: request.diff ?? false, ...(onOutput ? { onOutput } : {}) });
         return { op, ok: true, seconds: seconds(), changes: { ...r.changeSummary }, steps, ...printed(r) };
       }
       case "refresh": {

@@ -79,10 +79,6 @@ export class SyncedFolder extends pulumi.CustomResource {
      */
     declare public readonly deleteRemoved: pulumi.Output<boolean>;
     /**
-     * Each synced file's path → the ETag the platform answered when it was written: how a refresh sees an object rewritten outside Pulumi (never used as a content hash).
-     */
-    declare public /*out*/ readonly etags: pulumi.Output<{[key: string]: string}>;
-    /**
      * Globs of the files to leave out, as `include` (`*.map`, `drafts/**`); they win over `include`.
      */
     declare public readonly exclude: pulumi.Output<string[] | undefined>;
@@ -91,13 +87,17 @@ export class SyncedFolder extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly fileCount: pulumi.Output<number>;
     /**
-     * The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at preview (a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).
-     */
-    declare public /*out*/ readonly files: pulumi.Output<{[key: string]: string}>;
-    /**
      * Globs of the files to sync (all when left out): `*`, `**`, `?`, `[abc]`, `{a,b}`; a glob without `/` matches a file's name in any folder (`*.html`), one with `/` its path from the folder (`assets/**`).
      */
     declare public readonly include: pulumi.Output<string[] | undefined>;
+    /**
+     * Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines `path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the object was written (how a refresh sees an object rewritten outside Pulumi; never used as a content hash).
+     */
+    declare public /*out*/ readonly manifest: pulumi.Output<string>;
+    /**
+     * The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of the sorted lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed file changes it.
+     */
+    declare public /*out*/ readonly manifestDigest: pulumi.Output<string>;
     /**
      * The local folder (relative paths start from the program directory). Moving it without changing its files sends nothing.
      */
@@ -155,9 +155,9 @@ export class SyncedFolder extends pulumi.CustomResource {
             resourceInputs["path"] = args?.path;
             resourceInputs["prefix"] = args?.prefix;
             resourceInputs["secretAccessKey"] = args?.secretAccessKey ? pulumi.secret(args.secretAccessKey) : undefined;
-            resourceInputs["etags"] = undefined /*out*/;
             resourceInputs["fileCount"] = undefined /*out*/;
-            resourceInputs["files"] = undefined /*out*/;
+            resourceInputs["manifest"] = undefined /*out*/;
+            resourceInputs["manifestDigest"] = undefined /*out*/;
             resourceInputs["region"] = undefined /*out*/;
             resourceInputs["s3Endpoint"] = undefined /*out*/;
             resourceInputs["totalBytes"] = undefined /*out*/;
@@ -166,11 +166,11 @@ export class SyncedFolder extends pulumi.CustomResource {
             resourceInputs["bucket"] = undefined /*out*/;
             resourceInputs["cacheControl"] = undefined /*out*/;
             resourceInputs["deleteRemoved"] = undefined /*out*/;
-            resourceInputs["etags"] = undefined /*out*/;
             resourceInputs["exclude"] = undefined /*out*/;
             resourceInputs["fileCount"] = undefined /*out*/;
-            resourceInputs["files"] = undefined /*out*/;
             resourceInputs["include"] = undefined /*out*/;
+            resourceInputs["manifest"] = undefined /*out*/;
+            resourceInputs["manifestDigest"] = undefined /*out*/;
             resourceInputs["path"] = undefined /*out*/;
             resourceInputs["prefix"] = undefined /*out*/;
             resourceInputs["region"] = undefined /*out*/;

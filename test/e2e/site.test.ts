@@ -96,11 +96,16 @@ describe("examples/site", () => {
     expect(up.requests).toEqual({});
   });
 
-  it("an edited file is exactly one PUT; the preview names it", async () => {
+  it("an edited file is exactly one PUT; the preview names it, and `--diff` shows a one-line change", async () => {
     await appendFile(path.join(www, "robots.txt"), "Disallow: /drafts/\n");
     const preview = await example.preview();
     expect(opsOf(preview, "www")).toEqual(["update"]);
     expect(preview.stdout ?? "").toContain("0 to add, 1 to change, 0 to delete: ~ robots.txt");
+    const detailed = (await example.previewDiff()).stdout ?? "";
+    const digest = /4 files, sha256:[0-9a-f]{64}/.source;
+    expect(detailed).toMatch(new RegExp(`~ manifestDigest *: "${digest}" => "${digest}"\n`));
+    expect(detailed).not.toContain("manifest:");
+    expect(detailed.length).toBeLessThan(8 * 1024);
     const up = await counted(() => example.up());
     expect(up.requests).toEqual({ "PUT /{bucket}/{key}": 1 });
     expect((await readObject(access, "site/robots.txt")).toString()).toContain("Disallow: /drafts/");

@@ -1,12 +1,18 @@
-// A stack written by the version before the provider text named its resources (through 648af61:
-// the per-type shim line, and the logical name and stack as `__logicalName` / `__stack` in every
-// bag) keeps working with this one: no change planned, refresh, an in-place update and destroy all
-// go through, with the real engine against the emulator. The old state is this version's own,
-// rewritten to the old shape (what `pulumi stack export` showed of it then), and imported.
+// Stacks written by earlier versions keep working with this one, with the real engine against the
+// emulator: no change planned, refresh, an in-place update and destroy all go through. Two old
+// shapes: before the provider text named its resources (through 648af61: the per-type shim line,
+// and the logical name and stack as `__logicalName` / `__stack` in every bag), and a SyncedFolder
+// whose manifest was two maps (`files` in its inputs and outputs, `etags` in its outputs) before it
+// became one string. Each old state is this version's own, rewritten to the old shape (what
+// `pulumi stack export` showed of it then), and imported.
+import { appendFile } from "node:fs/promises";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
-import { changesOtherThanSame, ExampleStack, output } from "./support/runner.js";
-import { accessFrom, roundTrip } from "./support/s3.js";
+import { bucketRequests, requestsBetween } from "./support/objects.js";
+import { changesOtherThanSame, ExampleStack, output, type RunResult } from "./support/runner.js";
+import { accessFrom, roundTrip, type S3Access } from "./support/s3.js";
 
 interface StateResource {
   urn: string;
@@ -135,5 +141,100 @@ describe("a stack written before secrets had fingerprints", () => {
     expect(rotated.changes).toMatchObject({ update: 1 });
     expect(await fingerprintOf()).toMatch(/^[0-9a-f]{16}$/);
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");
+  });
+});
+
+/** The SyncedFolders of a state as the version before the manifest string wrote them: two maps. */
+function withManifestMaps(exported: string): string {
+  const state = JSON.parse(exported) as Exported;
+  for (const r of state.deployment.resources.filter((r) => r.type.endsWith(":SyncedFolder"))) {
+    const { manifest, manifestDigest: _digest, ...outputs } = r.outputs ?? {};
+    const { manifestDigest: _input, ...inputs } = r.inputs ?? {};
+    const lines = gunzipSync(Buffer.from(String(manifest).slice("1:".length), "base64")).toString("utf8");
+    const files: Record<string, string> = {};
+    const etags: Record<string, string> = {};
+    for (const line of lines.split("\n").filter((l) => l !== "")) {
+      const [file = "", sha256, size, etag = ""] = line.split("\t");
+      files[file] = `${sha256} ${size}`;
+      etags[file] = etag;
+    }
+    r.inputs = { ...inputs, files };
+    r.outputs = { ...outputs, files, etags };
+  }
+  return JSON.stringify(state);
+}
+
+const folderOf = (exported: string) =>
+  (JSON.parse(exported) as Exported).deployment.resources.find((r) => r.type.endsWith(":SyncedFolder"));
+
+describe("a SyncedFolder whose manifest the state holds as two maps", () => {
+  let emulator: Emulator;
+  let stack: ExampleStack;
+  let access: S3Access;
+
+  beforeAll(async () => {
+    emulator = await launchEmulator();
+    stack = await ExampleStack.create("site", providerConfig(emulator));
+    access = accessFrom(await stack.up());
+    await stack.importState(withManifestMaps(await stack.exportState()));
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+    await emulator?.close();
+  });
+
+  async function counted(op: () => Promise<RunResult>) {
+    const before = await bucketRequests(emulator, access.bucket);
+    const result = await op();
+    return { result, requests: requestsBetween(before, await bucketRequests(emulator, access.bucket)) };
+  }
+
+  it("holds the old shape after the import (the test's premise)", async () => {
+    const folder = folderOf(await stack.exportState());
+    expect(Object.keys(folder?.outputs ?? {})).toEqual(expect.arrayContaining(["files", "etags"]));
+    expect(folder?.outputs).not.toHaveProperty("manifest");
+    expect(folder?.inputs).not.toHaveProperty("manifestDigest");
+    expect(Object.keys((folder?.inputs?.["files"] ?? {}) as object)).toHaveLength(4);
+  });
+
+  it("plans no change and sends nothing, nor does the up after it", async () => {
+    const preview = await counted(() => stack.preview());
+    expect(changesOtherThanSame(preview.result)).toEqual({});
+    expect(preview.requests).toEqual({});
+    const up = await counted(() => stack.up());
+    expect(changesOtherThanSame(up.result)).toEqual({});
+    expect(up.requests).toEqual({});
+  });
+
+  it("sends exactly the edited file, and writes the manifest as one string", async () => {
+    await appendFile(path.join(stack.workDir, "www", "robots.txt"), "Disallow: /old/\n");
+    const up = await counted(() => stack.up());
+    expect(up.requests).toEqual({ "PUT /{bucket}/{key}": 1 });
+    const folder = folderOf(await stack.exportState());
+    expect(folder?.outputs).not.toHaveProperty("files");
+    expect(folder?.outputs).not.toHaveProperty("etags");
+    expect(folder?.inputs).not.toHaveProperty("files");
+    expect(String(folder?.outputs?.["manifest"])).toMatch(/^1:/);
+    expect(folder?.inputs?.["manifestDigest"]).toMatch(/^4 files, sha256:[0-9a-f]{64}$/);
+    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+  });
+
+  it("refreshes a state of the old shape without showing a change, and writes the new shape", async () => {
+    await stack.importState(withManifestMaps(await stack.exportState()));
+    const refresh = await counted(() => stack.refresh());
+    expect(changesOtherThanSame(refresh.result)).toEqual({});
+    expect(refresh.requests).toEqual({ "GET /{bucket}?list-type=2": 1, "HEAD /{bucket}/{key}": 1 });
+    const folder = folderOf(await stack.exportState());
+    expect(String(folder?.outputs?.["manifest"])).toMatch(/^1:/);
+    expect(folder?.outputs).not.toHaveProperty("files");
+    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+  });
+
+  it("destroys every object the old manifest named, one DELETE each", async () => {
+    await stack.importState(withManifestMaps(await stack.exportState()));
+    const destroyed = await counted(() => stack.destroy());
+    // The folder's 4 files and the settings object: forceDestroy then finds the bucket empty.
+    expect(destroyed.requests["DELETE /{bucket}/{key}"]).toBe(5);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0 });
   });
 });

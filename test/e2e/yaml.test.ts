@@ -180,13 +180,12 @@ describe("examples/yaml-site", () => {
     expect(await objectRequests()).toEqual(before);
   });
 
-  it("an edited file is one PUT, named by `pulumi preview --diff`", async () => {
+  it("an edited file is one PUT; `pulumi preview --diff` shows the folder's digest change in one line", async () => {
     await appendFile(path.join(dir, "www", "robots.txt"), "Disallow: /drafts/\n");
-    // The plugin's log lines stay in its stderr; the diff of the manifest names the file.
+    // The plugin's log lines (which name the files) stay in its stderr; the diff shows the digest.
     const preview = await pulumi(["preview", "--diff"]);
-    expect(preview).toMatch(/~ files\s*: \{/);
-    expect(preview).toMatch(/~ robots\.txt\s*:/);
-    expect(preview).not.toMatch(/~ index\.html\s*:/);
+    expect(preview).toMatch(/~ manifestDigest\s*: "4 files, sha256:[0-9a-f]{64}" => "4 files, sha256:[0-9a-f]{64}"\n/);
+    expect(preview).not.toMatch(/manifest\s*:/);
     const before = await objectRequests();
     expect(await pulumi(["up", "--yes"])).toMatch(/~ 1 updated/);
     const after = await objectRequests();

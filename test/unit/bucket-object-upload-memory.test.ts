@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStore, putObject, type ObjectStore } from "../../provider/resources/bucket-object/api.js";
 
 /**
- * A BucketObject's file streams to S3: a 1 GiB file (a multipart upload of 64 parts, four in
+ * A BucketObject's file streams to S3: a 1 GiB file (a multipart upload of 128 parts, four in
  * flight) must not grow the process by anything near its size — at most 64 MiB, the issue's bound
  * for a 2 GiB file (bench/README.md, row object-1024, measures 1 GiB through the emulator). The
  * file is sparse (no disk space). The S3 server runs in a child process, so this process's memory

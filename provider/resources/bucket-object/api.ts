@@ -2,7 +2,8 @@
  * The S3 calls of a bucket's contents (docs/api-contract.md §7): path-style, region us-east-1,
  * signed with the key pair the program gave (fields.ts, `s3AccessFields`). A file is streamed from
  * the disk, never read whole: one PUT up to `multipartAbove`, else a multipart upload whose parts
- * are streams of their byte ranges, a few at a time, so memory stays flat whatever the size. A
+ * are read, a few at a time, into buffers the whole process shares (part-buffers.ts), so memory
+ * stays flat whatever the size and however many files are sent at once. A
  * single PUT carries the SHA-256 computed at preview as its checksum, which the platform verifies:
  * a file changed since preview is refused rather than stored under the wrong hash.
  *
@@ -12,13 +13,15 @@
  * this client too.
  */
 import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open, readFile, type FileHandle } from "node:fs/promises";
+import type { Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { S3RequestError } from "../../errors.js";
+import { S3RequestError, SourceMissingError } from "../../errors.js";
 import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "../bucket/fields.js";
 import { sha256MetadataKey } from "./fields.js";
 import { etagOf, readHead, readS3Error, type LiveObject } from "./parse.js";
+import { PartBuffers } from "./part-buffers.js";
 
 export type { S3Sdk };
 
@@ -128,7 +131,7 @@ export interface PutTuning {
 
 export const defaultPutTuning: PutTuning = {
   multipartAbove: 64 * 1024 * 1024,
-  partBytes: 16 * 1024 * 1024,
+  partBytes: 8 * 1024 * 1024,
   partsAtOnce: 4,
   bufferBelow: 1024 * 1024,
 };
@@ -184,9 +187,18 @@ export async function putObject(
 }
 
 /**
+ * The buffers parts are read into, for the whole process (part-buffers.ts): four parts of the
+ * default size in flight at most, 32 MiB, however many uploads run at once.
+ */
+export const partBuffers = new PartBuffers(4, defaultPutTuning.partBytes);
+
+/**
  * A multipart upload of a local file: parts of `partBytes` (more for a file of over 10,000 parts),
- * `partsAtOnce` in flight, each a stream of its byte range. An unfinished upload of the same key
- * left by an interrupted run is aborted first; this one is aborted when it fails.
+ * `partsAtOnce` in flight, each read into one of the process's part buffers and sent from it (a
+ * part too large for them, in a file of over 78 GiB, is a stream of its byte range). An unfinished
+ * upload of the same key left by an interrupted run is aborted first; this one is aborted when it
+ * fails, once its parts in flight have answered: no part arrives after the abort, and every buffer
+ * is back when the call fails.
  */
 async function putMultipart(
   store: ObjectStore,
@@ -213,33 +225,52 @@ async function putMultipart(
   const partBytes = Math.max(tuning.partBytes, Math.ceil(size / maxParts));
   const count = Math.ceil(size / partBytes);
   const parts: { PartNumber: number; ETag: string; ChecksumCRC32?: string }[] = [];
+  let file: FileHandle | undefined;
   try {
+    file = await open(path, "r");
+    const source = file;
+    // The first part to fail; the other workers then start no part.
+    let failed: { readonly error: unknown } | undefined;
     let next = 0;
     const worker = async (): Promise<void> => {
-      for (let index = next++; index < count; index = next++) {
+      for (let index = next++; index < count && failed === undefined; index = next++) {
         const start = index * partBytes;
         const length = Math.min(partBytes, size - start);
-        const answer = await s3Call(store, "UploadPart", key, () =>
-          s3.send(
-            new sdk.UploadPartCommand({
-              Bucket: bucket,
-              Key: key,
-              UploadId: uploadId,
-              PartNumber: index + 1,
-              ContentLength: length,
-              ChecksumAlgorithm: "CRC32",
-              Body: createReadStream(path, { start, end: start + length - 1 }),
-            }),
-          ),
-        );
-        parts[index] = {
-          PartNumber: index + 1,
-          ETag: answer.ETag ?? "",
-          ...(answer.ChecksumCRC32 === undefined ? {} : { ChecksumCRC32: answer.ChecksumCRC32 }),
-        };
+        const part = await readPart(source, path, start, length);
+        try {
+          // Another part failed while this one waited for a buffer.
+          if (failed !== undefined) return;
+          const answer = await s3Call(store, "UploadPart", key, () =>
+            s3.send(
+              new sdk.UploadPartCommand({
+                Bucket: bucket,
+                Key: key,
+                UploadId: uploadId,
+                PartNumber: index + 1,
+                ContentLength: length,
+                ChecksumAlgorithm: "CRC32",
+                Body: part.body,
+              }),
+            ),
+          );
+          parts[index] = {
+            PartNumber: index + 1,
+            ETag: answer.ETag ?? "",
+            ...(answer.ChecksumCRC32 === undefined ? {} : { ChecksumCRC32: answer.ChecksumCRC32 }),
+          };
+        } finally {
+          part.release();
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(tuning.partsAtOnce, count) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(tuning.partsAtOnce, count) }, () =>
+        worker().catch((error: unknown) => {
+          failed ??= { error };
+        }),
+      ),
+    );
+    if (failed !== undefined) throw failed.error;
     const done = await s3Call(store, "CompleteMultipartUpload", key, () =>
       s3.send(
         new sdk.CompleteMultipartUploadCommand({
@@ -257,7 +288,43 @@ async function putMultipart(
       .send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }))
       .catch(() => undefined);
     throw err;
+  } finally {
+    await file?.close();
   }
+}
+
+/** A part's body, and what gives back what it holds once S3 answered. */
+interface PartBody {
+  readonly body: Buffer | Readable;
+  release(): void;
+}
+
+/**
+ * The part at `start`: its bytes read into a part buffer, or (a part larger than the buffers) a
+ * stream of its range. A file shorter than at preview fails here, before anything is sent for it.
+ */
+async function readPart(file: FileHandle, path: string, start: number, length: number): Promise<PartBody> {
+  if (length > partBuffers.bytes) {
+    const stream = createReadStream(path, { start, end: start + length - 1 });
+    return { body: stream, release: () => stream.destroy() };
+  }
+  const buffer = await partBuffers.take();
+  try {
+    for (let read = 0; read < length;) {
+      const { bytesRead } = await file.read(buffer, read, length - read, start + read);
+      if (bytesRead === 0) {
+        throw new SourceMissingError(
+          `file "${path}" got shorter while it was being sent`,
+          "It changed after the preview computed its hash: run `pulumi up` again.",
+        );
+      }
+      read += bytesRead;
+    }
+  } catch (err) {
+    partBuffers.give(buffer);
+    throw err;
+  }
+  return { body: buffer.subarray(0, length), release: () => partBuffers.give(buffer) };
 }
 
 /** Aborts the unfinished multipart uploads of exactly `key` (an interrupted run's). */

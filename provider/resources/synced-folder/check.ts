@@ -1,4 +1,5 @@
-import type { CheckResult } from "../../contract.js";
+import type { CallContext, CheckResult } from "../../contract.js";
+import { SourceMissingError } from "../../errors.js";
 import { unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json, type Props } from "../../vocabulary.js";
 import { checkAccess, checkBucket, optionalText, requiredText } from "../bucket-contents.js";
@@ -7,17 +8,19 @@ import { optionalBoolean } from "../validate.js";
 import { syncedFolderTable, type SyncedFolderInputs } from "./fields.js";
 import { fileFilter, globProblem } from "./globs.js";
 import { keyOf, normalPrefix } from "./manifest.js";
-import { scanFolder } from "./scan.js";
+import { scanFolder, type ScannedFolder, type ScanResult } from "./scan.js";
 
 const { fields } = syncedFolderTable;
 const maxKeyBytes = 1024;
 
 /**
- * Validates a SyncedFolder's inputs and reads its folder: every file the patterns keep, hashed
- * (`files`, the manifest of the folder now). No network. Values unknown at preview pass through;
- * with an unknown folder or pattern the manifest is unknown too.
+ * Validates a SyncedFolder's inputs and reads its folder: every file the patterns keep, hashed (or
+ * its hash taken from this machine's cache), summed up as `manifestDigest`. No network. The scan
+ * stays in the process for diff, create and update (`scannedFolder`): one provider process serves
+ * a whole deployment, so the folder is walked once per operation. Values unknown at preview pass
+ * through; with an unknown folder or pattern the digest is unknown too.
  */
-export function checkSyncedFolderInputs(news: Props): CheckResult<SyncedFolderInputs> {
+export function checkSyncedFolderInputs(ctx: CallContext, news: Props): CheckResult<SyncedFolderInputs> {
   const failures: CheckFailure[] = unknownInputs(syncedFolderTable, news);
   const bucket = checkBucket(news["bucket"], failures);
   const rawPrefix = optionalText("prefix", news["prefix"], failures) ?? fields.prefix.default;
@@ -27,7 +30,14 @@ export function checkSyncedFolderInputs(news: Props): CheckResult<SyncedFolderIn
   const exclude = patterns("exclude", news["exclude"], failures);
   const deleteRemoved =
     optionalBoolean("deleteRemoved", news["deleteRemoved"], failures) ?? fields.deleteRemoved.default;
-  const inputs: SyncedFolderInputs = { bucket, prefix, path, deleteRemoved, ...checkAccess(news, failures), files: {} };
+  const inputs: SyncedFolderInputs = {
+    bucket,
+    prefix,
+    path,
+    deleteRemoved,
+    ...checkAccess(news, failures),
+    manifestDigest: "",
+  };
   if (include !== undefined) inputs.include = include;
   if (exclude !== undefined) inputs.exclude = exclude;
   const cacheControl = optionalText("cacheControl", news["cacheControl"], failures);
@@ -35,12 +45,13 @@ export function checkSyncedFolderInputs(news: Props): CheckResult<SyncedFolderIn
 
   const unknown = [path, prefix, ...(include ?? []), ...(exclude ?? [])].some(isUnknown);
   if (unknown) {
-    inputs.files = path as unknown as Record<string, string>;
+    inputs.manifestDigest = path;
   } else if (path !== "" && failures.length === 0) {
-    const scanned = scanFolder(resolveLocalPath(path), fileFilter(include ?? [], exclude ?? []));
+    const scanned = scan(ctx, inputs);
     if (scanned.kind === "files") {
-      inputs.files = scanned.files;
-      const long = Object.keys(scanned.files).find((p) => Buffer.byteLength(keyOf(prefix, p)) > maxKeyBytes);
+      inputs.manifestDigest = scanned.digest;
+      scans(ctx).set(scanKey(inputs, scanned.digest), scanned);
+      const long = [...scanned.files.keys()].find((p) => Buffer.byteLength(keyOf(prefix, p)) > maxKeyBytes);
       if (long !== undefined) {
         failures.push({
           property: "path",
@@ -57,6 +68,43 @@ export function checkSyncedFolderInputs(news: Props): CheckResult<SyncedFolderIn
     }
   }
   return { inputs, failures };
+}
+
+type FolderInputs = Pick<SyncedFolderInputs, "path" | "include" | "exclude">;
+
+function scan(ctx: CallContext, inputs: FolderInputs): ScanResult {
+  return scanFolder(resolveLocalPath(inputs.path), fileFilter(inputs.include ?? [], inputs.exclude ?? []), {
+    onProblem: (m) => ctx.log.debug(m),
+  });
+}
+
+/** The scans check made in this process, by folder, patterns and digest. */
+const scans = (ctx: CallContext) => ctx.memo("synced-folder scans", () => new Map<string, ScannedFolder>());
+
+const scanKey = (inputs: FolderInputs, digest: string) =>
+  JSON.stringify([resolveLocalPath(inputs.path), inputs.include ?? [], inputs.exclude ?? [], digest]);
+
+/** The scan check made of these inputs' folder in this process, if it did. */
+export function checkedScan(ctx: CallContext, inputs: SyncedFolderInputs): ScannedFolder | undefined {
+  return scans(ctx).get(scanKey(inputs, inputs.manifestDigest));
+}
+
+/**
+ * The folder's files for an operation that sends them: check's scan, or (a process whose check did
+ * not see these inputs) a scan now. Either may differ from the digest of the inputs when the folder
+ * changed meanwhile: what is sent and recorded is what the scan found.
+ */
+export function scannedFolder(ctx: CallContext, inputs: SyncedFolderInputs): ScannedFolder {
+  const checked = checkedScan(ctx, inputs);
+  if (checked !== undefined) return checked;
+  const scanned = scan(ctx, inputs);
+  if (scanned.kind !== "files") {
+    throw new SourceMissingError(
+      `folder "${inputs.path}" is gone or no longer a folder`,
+      "Restore it, or change `path`.",
+    );
+  }
+  return scanned;
 }
 
 /** A list of globs; unknown ones pass as they are. */

@@ -55,18 +55,19 @@ export const syncedFolderTable = {
       description: "Cache-Control of every object, e.g. `public, max-age=300`. Changing it uploads every file again.",
     },
     ...s3AccessFields,
-    files: {
-      kind: "stringMap",
+    manifestDigest: {
+      kind: "string",
       input: "check",
       description:
-        "The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at preview " +
-        "(a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).",
+        "The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of the sorted " +
+        "lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed file changes it.",
     },
-    etags: {
-      kind: "stringMap",
+    manifest: {
+      kind: "string",
       description:
-        "Each synced file's path → the ETag the platform answered when it was written: how a refresh sees an " +
-        "object rewritten outside Pulumi (never used as a content hash).",
+        "Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines " +
+        "`path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the object was " +
+        "written (how a refresh sees an object rewritten outside Pulumi; never used as a content hash).",
     },
     fileCount: { kind: "number", description: "How many files are synced." },
     totalBytes: { kind: "number", description: "Their size in bytes, all together." },

@@ -14,22 +14,16 @@ import type { ProgressLog } from "../../journal.js";
 import { contentTypeOf } from "../content-types.js";
 import { putObject, type ObjectStore } from "../bucket-object/api.js";
 import { deleteKeys, inParallel, listPrefix } from "./api.js";
-import { keyOf, readEntry, type Plan } from "./manifest.js";
+import { keyOf, type LocalFiles, type Manifest, type Plan } from "./manifest.js";
 import { arrivedLine, byPath, readArrived, type Arrived } from "./parse.js";
-
-/** What the bucket holds, as far as this run knows: the manifest it returns, updated as requests complete. */
-export interface Synced {
-  readonly files: Record<string, string>;
-  readonly etags: Record<string, string>;
-}
 
 export interface SyncJob {
   readonly store: ObjectStore;
   readonly prefix: string;
   /** The folder, resolved. */
   readonly root: string;
-  /** The folder's manifest now (check's `files`). */
-  readonly local: Readonly<Record<string, string>>;
+  /** The folder's files now (check's scan). */
+  readonly local: LocalFiles;
   readonly plan: Plan;
   readonly deleteRemoved: boolean;
   readonly cacheControl: string | undefined;
@@ -42,7 +36,8 @@ const flushMs = 200;
 /** A line about the sync's progress at most this often. */
 const reportMs = 10_000;
 
-export async function runSync(ctx: CallContext, job: SyncJob, synced: Synced): Promise<void> {
+/** Runs the job; `synced`, what the bucket holds as far as this run knows, is updated as requests complete. */
+export async function runSync(ctx: CallContext, job: SyncJob, synced: Manifest): Promise<void> {
   const { store, prefix, plan } = job;
   const uploads = [...plan.add, ...plan.change];
   const sent = uploads.length === 0 ? [] : await notArrived(ctx, job, uploads, synced);
@@ -57,15 +52,13 @@ export async function runSync(ctx: CallContext, job: SyncJob, synced: Synced): P
   let reportedAt = ctx.clock.now();
   try {
     await inParallel(sent, async (path) => {
-      const entry = job.local[path] as string;
-      const { sha256, size } = readEntry(entry);
+      const { sha256, size } = job.local.get(path) as { sha256: string; size: number };
       const key = keyOf(prefix, path);
       const etag = await putObject(store, key, { kind: "file", path: join(job.root, path), size }, sha256, {
         contentType: contentTypeOf(path),
         cacheControl: job.cacheControl,
       });
-      synced.files[path] = entry;
-      synced.etags[path] = etag;
+      synced.set(path, { sha256, size, etag });
       pending.push(arrivedLine({ bucket: store.bucket, key, sha256, etag }));
       done++;
       const now = ctx.clock.now();
@@ -81,24 +74,19 @@ export async function runSync(ctx: CallContext, job: SyncJob, synced: Synced): P
   if (plan.remove.length > 0) {
     if (job.deleteRemoved) {
       const byKey = new Map(plan.remove.map((path) => [keyOf(prefix, path), path]));
-      await deleteKeys(store, [...byKey.keys()], (key) => forget(synced, byKey.get(key) as string));
+      await deleteKeys(store, [...byKey.keys()], (key) => synced.delete(byKey.get(key) as string));
     } else {
-      for (const path of plan.remove) forget(synced, path);
+      for (const path of plan.remove) synced.delete(path);
     }
   }
   job.progress.clear();
-}
-
-function forget(synced: Synced, path: string): void {
-  delete synced.files[path];
-  delete synced.etags[path];
 }
 
 /**
  * The uploads still to send. When the progress log holds lines (an interrupted run), one listing of
  * the prefix tells which of them arrived: those are recorded in `synced` and left out.
  */
-async function notArrived(ctx: CallContext, job: SyncJob, uploads: string[], synced: Synced): Promise<string[]> {
+async function notArrived(ctx: CallContext, job: SyncJob, uploads: string[], synced: Manifest): Promise<string[]> {
   const arrived = new Map<string, Arrived>();
   for (const line of job.progress.lines()) {
     const a = readArrived(line);
@@ -108,12 +96,11 @@ async function notArrived(ctx: CallContext, job: SyncJob, uploads: string[], syn
   const listed = byPath(await listPrefix(job.store, job.prefix), job.prefix);
   const left: string[] = [];
   for (const path of uploads) {
-    const entry = job.local[path] as string;
+    const file = job.local.get(path) as { sha256: string; size: number };
     const a = arrived.get(keyOf(job.prefix, path));
     const live = listed.get(path);
-    if (a !== undefined && live !== undefined && a.sha256 === readEntry(entry).sha256 && live.etag === a.etag) {
-      synced.files[path] = entry;
-      synced.etags[path] = a.etag;
+    if (a !== undefined && live !== undefined && a.sha256 === file.sha256 && live.etag === a.etag) {
+      synced.set(path, { ...file, etag: a.etag });
     } else {
       left.push(path);
     }

@@ -77,16 +77,16 @@ type SyncedFolder struct {
 	CacheControl pulumi.StringPtrOutput `pulumi:"cacheControl"`
 	// True: a file removed from the folder (or newly excluded) is deleted from the bucket. False: its object is left in the bucket and forgotten by the folder.
 	DeleteRemoved pulumi.BoolOutput `pulumi:"deleteRemoved"`
-	// Each synced file's path → the ETag the platform answered when it was written: how a refresh sees an object rewritten outside Pulumi (never used as a content hash).
-	Etags pulumi.StringMapOutput `pulumi:"etags"`
 	// Globs of the files to leave out, as `include` (`*.map`, `drafts/**`); they win over `include`.
 	Exclude pulumi.StringArrayOutput `pulumi:"exclude"`
 	// How many files are synced.
 	FileCount pulumi.Float64Output `pulumi:"fileCount"`
-	// The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at preview (a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).
-	Files pulumi.StringMapOutput `pulumi:"files"`
 	// Globs of the files to sync (all when left out): `*`, `**`, `?`, `[abc]`, `{a,b}`; a glob without `/` matches a file's name in any folder (`*.html`), one with `/` its path from the folder (`assets/**`).
 	Include pulumi.StringArrayOutput `pulumi:"include"`
+	// Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines `path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the object was written (how a refresh sees an object rewritten outside Pulumi; never used as a content hash).
+	Manifest pulumi.StringOutput `pulumi:"manifest"`
+	// The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of the sorted lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed file changes it.
+	ManifestDigest pulumi.StringOutput `pulumi:"manifestDigest"`
 	// The local folder (relative paths start from the program directory). Moving it without changing its files sends nothing.
 	Path pulumi.StringOutput `pulumi:"path"`
 	// Where the files go in the bucket: `site` (or `site/`) puts `index.html` at `site/index.html`; empty: at the bucket's root. Changing it replaces the folder (uploaded under the new prefix, then deleted from the old).
@@ -314,11 +314,6 @@ func (o SyncedFolderOutput) DeleteRemoved() pulumi.BoolOutput {
 	return o.ApplyT(func(v *SyncedFolder) pulumi.BoolOutput { return v.DeleteRemoved }).(pulumi.BoolOutput)
 }
 
-// Each synced file's path → the ETag the platform answered when it was written: how a refresh sees an object rewritten outside Pulumi (never used as a content hash).
-func (o SyncedFolderOutput) Etags() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *SyncedFolder) pulumi.StringMapOutput { return v.Etags }).(pulumi.StringMapOutput)
-}
-
 // Globs of the files to leave out, as `include` (`*.map`, `drafts/**`); they win over `include`.
 func (o SyncedFolderOutput) Exclude() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *SyncedFolder) pulumi.StringArrayOutput { return v.Exclude }).(pulumi.StringArrayOutput)
@@ -329,14 +324,19 @@ func (o SyncedFolderOutput) FileCount() pulumi.Float64Output {
 	return o.ApplyT(func(v *SyncedFolder) pulumi.Float64Output { return v.FileCount }).(pulumi.Float64Output)
 }
 
-// The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at preview (a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).
-func (o SyncedFolderOutput) Files() pulumi.StringMapOutput {
-	return o.ApplyT(func(v *SyncedFolder) pulumi.StringMapOutput { return v.Files }).(pulumi.StringMapOutput)
-}
-
 // Globs of the files to sync (all when left out): `*`, `**`, `?`, `[abc]`, `{a,b}`; a glob without `/` matches a file's name in any folder (`*.html`), one with `/` its path from the folder (`assets/**`).
 func (o SyncedFolderOutput) Include() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *SyncedFolder) pulumi.StringArrayOutput { return v.Include }).(pulumi.StringArrayOutput)
+}
+
+// Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines `path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the object was written (how a refresh sees an object rewritten outside Pulumi; never used as a content hash).
+func (o SyncedFolderOutput) Manifest() pulumi.StringOutput {
+	return o.ApplyT(func(v *SyncedFolder) pulumi.StringOutput { return v.Manifest }).(pulumi.StringOutput)
+}
+
+// The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of the sorted lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed file changes it.
+func (o SyncedFolderOutput) ManifestDigest() pulumi.StringOutput {
+	return o.ApplyT(func(v *SyncedFolder) pulumi.StringOutput { return v.ManifestDigest }).(pulumi.StringOutput)
 }
 
 // The local folder (relative paths start from the program directory). Moving it without changing its files sends nothing.

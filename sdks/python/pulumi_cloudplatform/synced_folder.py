@@ -311,9 +311,9 @@ class SyncedFolder(pulumi.CustomResource):
             if secret_access_key is None and not opts.urn:
                 raise TypeError("Missing required property 'secret_access_key'")
             __props__.__dict__["secret_access_key"] = None if secret_access_key is None else pulumi.Output.secret(secret_access_key)
-            __props__.__dict__["etags"] = None
             __props__.__dict__["file_count"] = None
-            __props__.__dict__["files"] = None
+            __props__.__dict__["manifest"] = None
+            __props__.__dict__["manifest_digest"] = None
             __props__.__dict__["region"] = None
             __props__.__dict__["s3_endpoint"] = None
             __props__.__dict__["total_bytes"] = None
@@ -347,11 +347,11 @@ class SyncedFolder(pulumi.CustomResource):
         __props__.__dict__["bucket"] = None
         __props__.__dict__["cache_control"] = None
         __props__.__dict__["delete_removed"] = None
-        __props__.__dict__["etags"] = None
         __props__.__dict__["exclude"] = None
         __props__.__dict__["file_count"] = None
-        __props__.__dict__["files"] = None
         __props__.__dict__["include"] = None
+        __props__.__dict__["manifest"] = None
+        __props__.__dict__["manifest_digest"] = None
         __props__.__dict__["path"] = None
         __props__.__dict__["prefix"] = None
         __props__.__dict__["region"] = None
@@ -394,14 +394,6 @@ class SyncedFolder(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def etags(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
-        """
-        Each synced file's path → the ETag the platform answered when it was written: how a refresh sees an object rewritten outside Pulumi (never used as a content hash).
-        """
-        return pulumi.get(self, "etags")
-
-    @_builtins.property
-    @pulumi.getter
     def exclude(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
         Globs of the files to leave out, as `include` (`*.map`, `drafts/**`); they win over `include`.
@@ -418,19 +410,27 @@ class SyncedFolder(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def files(self) -> pulumi.Output[Mapping[str, _builtins.str]]:
-        """
-        The manifest: each synced file's path (with `/`) → `<sha256> <size>` of its content, computed at preview (a refresh writes `changed-outside-pulumi` for an object rewritten outside Pulumi).
-        """
-        return pulumi.get(self, "files")
-
-    @_builtins.property
-    @pulumi.getter
     def include(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
         Globs of the files to sync (all when left out): `*`, `**`, `?`, `[abc]`, `{a,b}`; a glob without `/` matches a file's name in any folder (`*.html`), one with `/` its path from the folder (`assets/**`).
         """
         return pulumi.get(self, "include")
+
+    @_builtins.property
+    @pulumi.getter
+    def manifest(self) -> pulumi.Output[_builtins.str]:
+        """
+        Every synced file in one string: `1:` then the base64 of the gzip of the sorted lines `path<TAB>sha256<TAB>size<TAB>etag`, the ETag being the one the platform answered when the object was written (how a refresh sees an object rewritten outside Pulumi; never used as a content hash).
+        """
+        return pulumi.get(self, "manifest")
+
+    @_builtins.property
+    @pulumi.getter(name="manifestDigest")
+    def manifest_digest(self) -> pulumi.Output[_builtins.str]:
+        """
+        The folder's content in one line, computed at preview: `<n> files, sha256:<hex>`, the SHA-256 of the sorted lines `path<TAB>sha256<TAB>size` of the synced files. Any added, edited or removed file changes it.
+        """
+        return pulumi.get(self, "manifest_digest")
 
     @_builtins.property
     @pulumi.getter

@@ -106,8 +106,13 @@ export class ExampleStack {
   }
 
   /** Runs an operation that must succeed, failing the test with the engine's message otherwise. */
-  private async runOk(op: string, config?: Config, removeConfig?: readonly string[]): Promise<RunResult> {
-    const result = await this.run(op, config, removeConfig);
+  private async runOk(
+    op: string,
+    config?: Config,
+    removeConfig?: readonly string[],
+    more?: Record<string, unknown>,
+  ): Promise<RunResult> {
+    const result = await this.run(op, config, removeConfig, more);
     if (!result.ok) throw new Error(`pulumi ${op} of ${this.example} failed:\n${result.error ?? ""}`);
     return result;
   }
@@ -117,6 +122,10 @@ export class ExampleStack {
   }
   preview(config?: Config, removeConfig?: readonly string[]): Promise<RunResult> {
     return this.runOk("preview", config, removeConfig);
+  }
+  /** `pulumi preview --diff`: every change printed in full. */
+  previewDiff(config?: Config): Promise<RunResult> {
+    return this.runOk("preview", config, [], { diff: true });
   }
   /** A preview expected to fail: the result carries the engine's message. */
   previewFailing(config?: Config): Promise<RunResult> {
