@@ -1,4 +1,4 @@
-// A multipart upload's parts go through the process's part buffers (part-buffers.ts): at most
+// A multipart upload's parts go through the process's part buffers (provider/part-buffers.ts): at most
 // `count` lent at once however many uploads run, waiting uploads served in the order they asked,
 // every buffer given back (also when an upload fails) and dropped when idle. Against a fake S3 on
 // loopback in this process, which keeps every part, assembles the object at Complete and records
@@ -17,7 +17,7 @@ import {
   type ObjectStore,
   type PutTuning,
 } from "../../provider/resources/bucket-object/api.js";
-import { PartBuffers } from "../../provider/resources/bucket-object/part-buffers.js";
+import { PartBuffers } from "../../provider/part-buffers.js";
 
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 const MiB = 1024 * 1024;

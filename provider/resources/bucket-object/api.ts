@@ -2,7 +2,7 @@
  * The S3 calls of a bucket's contents (docs/api-contract.md §7): path-style, region us-east-1,
  * signed with the key pair the program gave (fields.ts, `s3AccessFields`). A file is streamed from
  * the disk, never read whole: one PUT up to `multipartAbove`, else a multipart upload whose parts
- * are read, a few at a time, into buffers the whole process shares (part-buffers.ts), so memory
+ * are read, a few at a time, into buffers the whole process shares (provider/part-buffers.ts), so memory
  * stays flat whatever the size and however many files are sent at once. A
  * single PUT carries the SHA-256 computed at preview as its checksum, which the platform verifies:
  * a file changed since preview is refused rather than stored under the wrong hash.
@@ -21,7 +21,7 @@ import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "../bucket/fields.js";
 import { sha256MetadataKey } from "./fields.js";
 import { etagOf, readHead, readS3Error, type LiveObject } from "./parse.js";
-import { PartBuffers } from "./part-buffers.js";
+import { PartBuffers } from "../../part-buffers.js";
 
 export type { S3Sdk };
 
@@ -187,7 +187,7 @@ export async function putObject(
 }
 
 /**
- * The buffers parts are read into, for the whole process (part-buffers.ts): four parts of the
+ * The buffers parts are read into, for the whole process (provider/part-buffers.ts): four parts of the
  * default size in flight at most, 32 MiB, however many uploads run at once.
  */
 export const partBuffers = new PartBuffers(4, defaultPutTuning.partBytes);
