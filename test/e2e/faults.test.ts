@@ -2,7 +2,7 @@
 // (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
 // the request, garbles them, and drops connections, on every route.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform, type Faults } from "../../scripts/soak/platform.mts";
+import { Platform, type Faults } from "../soak/platform.mts";
 import { emulatorState, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";

@@ -2,7 +2,7 @@
 // Pulumi CLI or of the program mid-`up`, then what a user does — `pulumi cancel` when the stack is
 // locked and `pulumi up`, with `cloudplatform-recover --yes` between them on another machine — leaves
 // the platform holding exactly what the stack holds, and `destroy` leaves it empty.
-// examples/soak at a small size, with the soak's own pieces (scripts/soak).
+// examples/soak at a small size, with the soak's own pieces (test/soak).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -11,10 +11,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumiBinDir } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
-import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../../scripts/soak/compare.mts";
-import { Platform } from "../../scripts/soak/platform.mts";
-import { endAll } from "../../scripts/soak/processes.mts";
-import { SoakStack, type Config } from "../../scripts/soak/stacks.mts";
+import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../soak/compare.mts";
+import { Platform } from "../soak/platform.mts";
+import { endAll } from "../soak/processes.mts";
+import { SoakStack, type Config } from "../soak/stacks.mts";
 import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
 import { killedUp as killUp } from "./support/kill.js";
 import { ExampleStack } from "./support/runner.js";

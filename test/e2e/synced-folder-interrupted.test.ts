@@ -6,9 +6,9 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform } from "../../scripts/soak/platform.mts";
-import { endAll, processTree, signal } from "../../scripts/soak/processes.mts";
-import { repairState, SoakStack } from "../../scripts/soak/stacks.mts";
+import { Platform } from "../soak/platform.mts";
+import { endAll, processTree, signal } from "../soak/processes.mts";
+import { repairState, SoakStack } from "../soak/stacks.mts";
 import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
 import { bucketRequests, listKeys } from "./support/objects.js";
 import { changesOtherThanSame, ExampleStack, type Config } from "./support/runner.js";

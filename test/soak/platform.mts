@@ -1,7 +1,7 @@
 // The emulator as the soak sees it from outside Pulumi: its inspection endpoints
 // (docs/api-contract.md §9), among them the inventory of every object, and the management API
 // called with the dashboard token, as a person deleting something by hand would.
-import type { EmulatorEndpoints } from "../lib/emulator-process.mts";
+import type { EmulatorEndpoints } from "../../scripts/lib/emulator-process.mts";
 import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
 
 /** Fault settings of `PUT /_emulator/faults` (§9, §9.1). */
