@@ -32,6 +32,9 @@ function totalRate(c: { statusRates: Record<string, number>; dropRate: number; l
 
 export type FaultConfig = z.infer<typeof faultConfigSchema>;
 
+/** What a client sends to `PUT /_emulator/faults` or gives `startEmulator`: every field optional. */
+export type FaultSettings = z.input<typeof faultConfigSchema>;
+
 /**
  * `drop`: no answer, nothing processed. `status`: an error answer, nothing processed. `lose`: the
  * request is processed, then its connection is destroyed. `garble`: processed, then answered with

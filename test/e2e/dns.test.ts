@@ -1,6 +1,7 @@
 // examples/dns: a zone and a lookup of it, with the real engine against a real emulator.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
 import { ExampleStack, output } from "./support/runner.js";
 

@@ -2,8 +2,9 @@
 // (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
 // the request, garbles them, and drops connections, on every route.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform, type Faults } from "../soak/platform.mts";
-import { emulatorState, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { Platform, type Faults } from "../support/platform.mts";
+import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 import { ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 

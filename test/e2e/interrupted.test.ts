@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumiBinDir } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
 import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../soak/compare.mts";
-import { Platform } from "../soak/platform.mts";
+import { Platform } from "../support/platform.mts";
 import { endAll } from "../soak/processes.mts";
 import { SoakStack, type Config } from "../soak/stacks.mts";
 import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";

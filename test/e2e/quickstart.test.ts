@@ -1,6 +1,7 @@
 // examples/quickstart with the real Pulumi engine against a real emulator.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, emulatorStats, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState, emulatorStats } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
 import { ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";

@@ -6,7 +6,7 @@
 // on the platform after each step: always two.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
-import { Platform } from "../soak/platform.mts";
+import { Platform } from "../support/platform.mts";
 import { bucketIdByName, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
 import { expectAtRest } from "./support/lifecycle.js";
 import { pairOf, setting } from "./support/rotation.js";

@@ -7,7 +7,8 @@ import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs } from "../support/tools.mjs";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 import {
   bucketRequests,
   deleteOutside,

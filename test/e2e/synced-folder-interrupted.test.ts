@@ -6,7 +6,7 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform } from "../soak/platform.mts";
+import { Platform } from "../support/platform.mts";
 import { endAll, processTree, signal } from "../soak/processes.mts";
 import { repairState, SoakStack } from "../soak/stacks.mts";
 import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
@@ -41,10 +41,8 @@ describe("a SyncedFolder sync interrupted in the middle", () => {
 
   /** Every PUT of an object the emulator counted, all buckets together. */
   async function puts(): Promise<number> {
-    const stats = (await (await fetch(`${emulator.baseUrl}/_emulator/stats`)).json()) as {
-      s3Buckets?: Record<string, Record<string, number>>;
-    };
-    return Object.values(stats.s3Buckets ?? {}).reduce((n, b) => n + (b["PUT /{bucket}/{key}"] ?? 0), 0);
+    const stats = await new Platform(emulator).stats();
+    return Object.values(stats.s3Buckets).reduce((n, b) => n + (b["PUT /{bucket}/{key}"] ?? 0), 0);
   }
 
   /** The keys the progress logs of the stack's journal recorded as arrived. */

@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs } from "../support/tools.mts";
-import { emulatorStats, providerConfig, type Emulator } from "./support/emulator.js";
+import { providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorStats } from "../support/platform.mts";
 import { expectAtRest } from "./support/lifecycle.js";
 import { changesOtherThanSame, ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
 import {

@@ -4,7 +4,8 @@
 // go through, with the real engine against the emulator. The old state is this version's own,
 // rewritten to the old shape (what `pulumi stack export` showed of it then), and imported.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 import { changesOtherThanSame, ExampleStack, output } from "./support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 

@@ -1,6 +1,7 @@
 // Bad input fails at preview, names the resource and the property, and never reaches the API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorStats, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorStats } from "../support/platform.mts";
 import { ExampleStack, type Config } from "./support/runner.js";
 
 describe("validation at preview", () => {

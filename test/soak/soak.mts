@@ -13,7 +13,7 @@ import { declaredCreates } from "./compare.mts";
 import { faultRounds, faultsSpec, killRounds, killsSpec, lostSpec, type DeployContext } from "./deployments.mts";
 import { emulatorKills } from "./emulator-kills.mts";
 import { parseOptions, usage, UsageError, type SoakOptions } from "./options.mts";
-import { Platform } from "./platform.mts";
+import { Platform } from "../support/platform.mts";
 import { endEverything, watchChild } from "./processes.mts";
 import { seeded } from "./random.mts";
 import { goals, table, type SituationResult } from "./report.mts";

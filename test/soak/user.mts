@@ -18,7 +18,7 @@ import {
   type Holdings,
   type KindCounts,
 } from "./compare.mts";
-import type { Faults, Platform } from "./platform.mts";
+import type { Faults, Platform } from "../support/platform.mts";
 import {
   errorSummary,
   isConflictError,

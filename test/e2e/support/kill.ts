@@ -1,7 +1,7 @@
 // An `up` SIGKILLed in the middle, as the tests of interrupted deployments make one (README, "When a
 // deployment is interrupted"), with the soak's own pieces (test/soak).
 import { expect } from "vitest";
-import type { Faults, Platform } from "../../soak/platform.mts";
+import type { Faults, Platform } from "../../support/platform.mts";
 import { processTree, signal, waitGone, type Proc } from "../../soak/processes.mts";
 import { repairState, type Config, type SoakStack } from "../../soak/stacks.mts";
 

@@ -1,6 +1,7 @@
 // Checks every example goes through: a deployed stack is at rest, and destroy leaves nothing behind.
 import { expect } from "vitest";
-import { emulatorState, type Emulator } from "./emulator.js";
+import { type Emulator } from "./emulator.js";
+import { emulatorState } from "../../support/platform.mts";
 import { changesOtherThanSame, type ExampleStack } from "./runner.js";
 
 /** A preview right after up plans nothing, and a refresh finds no drift. */
