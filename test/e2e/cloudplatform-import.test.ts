@@ -20,7 +20,7 @@ import { closePools } from "../../provider/client.js";
 import { createCredential, setCredentialActive } from "../../provider/resources/bucket-credential/api.js";
 import { createBucket } from "../../provider/resources/bucket/api.js";
 import { createZone } from "../../provider/resources/dns-zone/api.js";
-import { hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorStats, Platform, type EmulatorInventory } from "../support/platform.mts";
 import {
   isolatedPath,
@@ -31,7 +31,7 @@ import {
   toolDir,
   yamlHostDir,
 } from "./support/plugin-cli.js";
-import { changesOtherThanSame, ExampleStack } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack } from "../support/runner.js";
 import { roundTrip } from "./support/s3.js";
 
 const run = promisify(execFile);

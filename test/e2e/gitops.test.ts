@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchEmulator, management, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, type Emulator } from "../support/emulator.js";
 import { emulatorState, Platform } from "../support/platform.mts";
 import { npmEnv, npmPack, plainPath } from "./support/packages.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";

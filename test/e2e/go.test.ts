@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { management, providerConfig, type Emulator } from "./support/emulator.js";
+import { management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
 import { packPlugin, PluginSandbox, repoRoot, toolDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";

@@ -8,10 +8,10 @@ import { listCredentials } from "../../provider/resources/bucket-credential/api.
 import { listBuckets } from "../../provider/resources/bucket/api.js";
 import { listZones } from "../../provider/resources/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
-import { hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
-import { changesOtherThanSame, ExampleStack, type Config } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack, type Config } from "../support/runner.js";
 
 const shapes: readonly ShapeName[] = ["canonical", "envelope", "by-name"];
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { runProgram as run } from "../support/tools.mts";
-import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
 
 const repoRoot = path.resolve(__dirname, "..", "..");

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
 import { npmInstall } from "./support/packages.js";
 import { packPlugin, PluginSandbox, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";

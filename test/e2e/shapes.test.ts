@@ -12,9 +12,9 @@ import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/
 import { listZones } from "../../provider/resources/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
-import { hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
-import { changesOtherThanSame, ExampleStack, opsOf, output, type Config } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack, opsOf, output, type Config } from "../support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 import { needs } from "../support/tools.mts";
 import { LoopbackReceiver, speak, transcriptConfig, transcriptTools } from "./support/transcript.js";

@@ -25,9 +25,9 @@ import path from "node:path";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs, programFailure, runProgram } from "../support/tools.mts";
-import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "../support/emulator.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
-import { changesOtherThanSame, ExampleStack, output, type Config } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack, output, type Config } from "../support/runner.js";
 import { Platform } from "../support/platform.mts";
 
 const doc = readFileSync(path.join(repoRoot, "docs", "state-backend.md"), "utf8");

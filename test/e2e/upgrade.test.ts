@@ -3,10 +3,10 @@
 // bag) keeps working with this one: no change planned, refresh, an in-place update and destroy all
 // go through, with the real engine against the emulator. The old state is this version's own,
 // rewritten to the old shape (what `pulumi stack export` showed of it then), and imported.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useExampleStack } from "../support/hooks.js";
 import { emulatorState } from "../support/platform.mts";
-import { changesOtherThanSame, ExampleStack, output } from "./support/runner.js";
+import { changesOtherThanSame, output } from "../support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 
 interface StateResource {
@@ -37,25 +37,18 @@ function asWrittenBefore(exported: string, stack: string): string {
 }
 
 describe("a stack written before the provider text named its resources", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const lifecycle = useExampleStack("credential-lifecycle");
   let accessKeyId: string;
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-    const up = await stack.up();
+    const up = await lifecycle.stack.up();
     accessKeyId = output(up, "accessKeyId");
-    const exported = await stack.exportState();
-    await stack.importState(asWrittenBefore(exported, "organization/cloudplatform-credential-lifecycle/e2e"));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
+    const exported = await lifecycle.stack.exportState();
+    await lifecycle.stack.importState(asWrittenBefore(exported, "organization/cloudplatform-credential-lifecycle/e2e"));
   });
 
   it("holds the old shape after the import (the test's premise)", async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const bucket = state.deployment.resources.find((r) => r.type.endsWith(":Bucket"));
     expect(bucket?.outputs).toMatchObject({
       __logicalName: "uploads",
@@ -65,74 +58,67 @@ describe("a stack written before the provider text named its resources", () => {
   });
 
   it("plans no change, and the up after it changes nothing", async () => {
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
-    expect(changesOtherThanSame(await stack.up())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.up())).toEqual({});
   });
 
   it("refreshes through the old text the outputs still hold, finding no drift", async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
     // A `same` step keeps the old outputs: their text is the per-type shim line, read by its host keys.
     expect(String(credential?.outputs?.["__provider"])).toContain("shims/bucketCredentialProvider");
     expect(String(credential?.inputs?.["__provider"])).toContain('.of("BucketCredential","uploader",');
-    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.refresh())).toEqual({});
   });
 
   it("deactivates and rotates in place, and writes the state in the new shape", async () => {
-    const deactivated = await stack.up({ "cloudplatform-credential-lifecycle:active": { value: "false" } });
+    const deactivated = await lifecycle.stack.up({ "cloudplatform-credential-lifecycle:active": { value: "false" } });
     expect(deactivated.changes).toMatchObject({ update: 1 });
-    const rotated = await stack.up({
+    const rotated = await lifecycle.stack.up({
       "cloudplatform-credential-lifecycle:active": { value: "true" },
       "cloudplatform-credential-lifecycle:rotation": { value: "2" },
     });
     expect(output(rotated, "accessKeyId")).toBe(accessKeyId);
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
     expect(Object.keys(credential?.outputs ?? {}).filter((k) => k.startsWith("__"))).toEqual(["__provider"]);
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
   });
 
   it("destroys through the old text of the bucket's outputs, leaving the emulator empty", async () => {
-    const destroyed = await stack.destroy();
+    const destroyed = await lifecycle.stack.destroy();
     expect(destroyed.changes?.delete ?? 0).toBe(3);
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+    expect(await emulatorState(lifecycle.emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
 
 describe("a stack written before secrets had fingerprints", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const lifecycle = useExampleStack("credential-lifecycle");
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-    await stack.up();
+    await lifecycle.stack.up();
     // The state as the version before wrote it: no secretFingerprint among the credential's outputs.
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     for (const r of state.deployment.resources.filter(ours)) delete r.outputs?.["secretFingerprint"];
-    await stack.importState(JSON.stringify(state));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
+    await lifecycle.stack.importState(JSON.stringify(state));
   });
 
   const fingerprintOf = async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     return state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"))?.outputs?.["secretFingerprint"];
   };
 
   it("shows no change on preview, up or refresh, and keeps the state as it was", async () => {
     expect(await fingerprintOf()).toBeUndefined();
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
-    expect(changesOtherThanSame(await stack.up())).toEqual({});
-    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.up())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.refresh())).toEqual({});
     expect(await fingerprintOf()).toBeUndefined();
   });
 
   it("gets its fingerprint with the next change of the secret", async () => {
-    const rotated = await stack.up({ "cloudplatform-credential-lifecycle:rotation": { value: "2" } });
+    const rotated = await lifecycle.stack.up({ "cloudplatform-credential-lifecycle:rotation": { value: "2" } });
     expect(rotated.changes).toMatchObject({ update: 1 });
     expect(await fingerprintOf()).toMatch(/^[0-9a-f]{16}$/);
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");

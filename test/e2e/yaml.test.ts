@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchEmulator, management, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
 import { packPlugin, PluginSandbox, repoRoot, yamlHostDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";

@@ -13,7 +13,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { runProgram } from "../../support/tools.mjs";
-import type { Emulator } from "./emulator.js";
+import type { Emulator } from "../../support/emulator.js";
 import type { S3Access } from "./s3.js";
 import { emulatorStats } from "../../support/platform.mts";
 

@@ -8,9 +8,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { silentLogger, startEmulator } from "../../../emulator/src/index.js";
-import type { Emulator } from "./emulator.js";
+import type { Emulator } from "../../support/emulator.js";
 import { runProgram, type Tool } from "../../support/tools.mts";
-import type { Config, ExampleStack } from "./runner.js";
+import type { Config, ExampleStack } from "../../support/runner.js";
 import { Platform } from "../../support/platform.mts";
 
 /**

@@ -1,7 +1,7 @@
 // One real emulator per test file, and the management API called directly, as someone outside Pulumi
 // would. Its inspection endpoints (docs/api-contract.md §9): test/support/platform.mts.
-import { silentLogger, startEmulator, type RunningEmulator } from "../../../emulator/src/index.js";
-import { Host } from "../../../provider/host.js";
+import { silentLogger, startEmulator, type RunningEmulator } from "../../emulator/src/index.js";
+import { Host } from "../../provider/host.js";
 import type { Config } from "./runner.js";
 
 export type Emulator = RunningEmulator;
