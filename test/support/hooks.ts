@@ -81,3 +81,25 @@ export function useExampleStack(example: string, options: ExampleStackOptions = 
     },
   };
 }
+
+/**
+ * The same within one test: an emulator and a stack made for `use` and disposed of after it, for
+ * tests that run concurrently, each against an emulator of its own (one per shape, say).
+ */
+export async function withExampleStack<T>(
+  example: string,
+  options: Omit<ExampleStackOptions, "on">,
+  use: (made: ExampleStackHook) => Promise<T>,
+): Promise<T> {
+  const { config = providerConfig, launch = launchEmulator, ...exampleOptions } = options;
+  let emulator: Emulator | undefined;
+  let stack: ExampleStack | undefined;
+  try {
+    emulator = await launch();
+    stack = await ExampleStack.create(example, config(emulator), exampleOptions);
+    return await use({ emulator, platform: new Platform(emulator), stack });
+  } finally {
+    await stack?.dispose();
+    await emulator?.close();
+  }
+}
