@@ -2,7 +2,7 @@
 // (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
 // the request, garbles them, and drops connections, on every route.
 import { describe, expect, it } from "vitest";
-import { Platform, type Faults, emulatorState } from "../support/platform.mts";
+import { emulatorState, Platform, type Faults } from "../support/platform.mts";
 import { management, providerConfig, type Emulator } from "../support/emulator.js";
 import { useExampleStack } from "../support/hooks.js";
 import { output, type Config, type RunResult } from "../support/runner.js";

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
-import { Platform, type Faults, emulatorStats } from "../support/platform.mts";
+import { emulatorStats, Platform, type Faults } from "../support/platform.mts";
 import { endAll } from "../soak/processes.mts";
 import { SoakStack } from "../soak/stacks.mts";
 import { management, providerConfig } from "../support/emulator.js";
