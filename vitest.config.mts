@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts", "scripts/soak/**/*.test.mts"],
+          include: ["test/unit/**/*.test.ts", "test/soak/**/*.test.mts"],
           environment: "node",
         },
       },

@@ -14,6 +14,7 @@ import { prepareExample } from "../scripts/lib/example-workspace.mts";
 import { pulumiBinDir, repoRoot } from "../scripts/lib/paths.mts";
 import type { ConfigEntry, Operation, RunRequest, RunResult } from "../scripts/lib/runner.mts";
 import { median, ratio, rotation, type RowResult, type Suite, type SuiteOptions } from "./lib.mts";
+import { Platform } from "../test/support/platform.mts";
 
 /**
  * A program the suite deploys. Adding a contender (another host, another resource) is one entry
@@ -135,9 +136,8 @@ export function runStep(
 
 /** Management and transcription requests the emulator has served so far. */
 async function apiRequests(emulator: RunningEmulator): Promise<number> {
-  const res = await fetch(`${emulator.baseUrl}/_emulator/stats`);
-  const stats = (await res.json()) as { areas: Record<string, number> };
-  return (stats.areas["management"] ?? 0) + (stats.areas["transcription"] ?? 0);
+  const stats = await new Platform(emulator).stats();
+  return stats.areas.management + stats.areas.transcription;
 }
 
 async function runVariant(

@@ -20,6 +20,7 @@ import path from "node:path";
 import { startEmulatorProcess, type RunningEmulator } from "../scripts/lib/emulator-process.mts";
 import { prepareExample } from "../scripts/lib/example-workspace.mts";
 import { pulumiBinDir, repoRoot } from "../scripts/lib/paths.mts";
+import { Platform } from "../test/support/platform.mts";
 import type { ConfigEntry } from "../scripts/lib/runner.mts";
 import { runStep } from "./engine.mts";
 import { measureProcess, median, ratio, rotation, type RowResult, type Suite } from "./lib.mts";
@@ -27,10 +28,8 @@ import { measureProcess, median, ratio, rotation, type RowResult, type Suite } f
 type Counts = Record<string, number>;
 
 async function s3Counts(emulator: RunningEmulator, bucket: string): Promise<Counts> {
-  const stats = (await (await fetch(`${emulator.baseUrl}/_emulator/stats`)).json()) as {
-    s3Buckets?: Record<string, Counts>;
-  };
-  return { ...stats.s3Buckets?.[bucket] };
+  const stats = await new Platform(emulator).stats();
+  return { ...stats.s3Buckets[bucket] };
 }
 
 /** Object requests between two counts (listings left out), zero counts dropped. */

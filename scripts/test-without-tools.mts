@@ -48,7 +48,7 @@ function testFiles(): string[] {
     }
   };
   walk(path.join(repoRoot, "test", "unit"), /\.test\.ts$/);
-  walk(path.join(repoRoot, "scripts", "soak"), /\.test\.mts$/);
+  walk(path.join(repoRoot, "test", "soak"), /\.test\.mts$/);
   walk(path.join(repoRoot, "emulator", "test"), /\.test\.ts$/);
   walk(path.join(repoRoot, "test", "e2e"), /\.test\.ts$/);
   return found.sort();
@@ -67,9 +67,7 @@ function resolveImport(from: string, specifier: string): string | undefined {
 }
 
 /** Test code, as opposed to the emulator and provider it drives (which run tools of their own, and cope without). */
-const testCode = ["test", path.join("emulator", "test"), path.join("scripts", "soak")].map(
-  (dir) => path.join(repoRoot, dir) + path.sep,
-);
+const testCode = ["test", path.join("emulator", "test")].map((dir) => path.join(repoRoot, dir) + path.sep);
 
 /**
  * Whether the test file or test code it imports (relatively) declares a tool with `needs` or names

@@ -32,6 +32,9 @@ function totalRate(c: { statusRates: Record<string, number>; dropRate: number; l
 
 export type FaultConfig = z.infer<typeof faultConfigSchema>;
 
+/** What a client sends to `PUT /_emulator/faults` or gives `startEmulator`: every field optional. */
+export type FaultSettings = z.input<typeof faultConfigSchema>;
+
 /**
  * `drop`: no answer, nothing processed. `status`: an error answer, nothing processed. `lose`: the
  * request is processed, then its connection is destroyed. `garble`: processed, then answered with
@@ -59,7 +62,7 @@ export function parseStatusRates(text: string): Record<string, number> {
 /**
  * Mulberry32, a small public-domain generator: enough spread for fault rolls, and the same
  * sequence for the same seed, so a test or a soak can replay the faults it saw. The soak's own
- * generator (scripts/soak/random.mts) is the same algorithm, written again on purpose: the emulator
+ * generator (test/soak/random.mts) is the same algorithm, written again on purpose: the emulator
  * ships on its own and cannot load the repository's scripts, which run as type-stripped ES modules
  * that cannot load the emulator's CommonJS sources.
  */

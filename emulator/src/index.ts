@@ -10,7 +10,7 @@ import { RequestLog } from "./console/request-log.js";
 import { credentialDirectory } from "./credential-directory.js";
 import { createApiServer } from "./api-server.js";
 import { createFront } from "./front.js";
-import { FaultInjector, faultConfigSchema } from "./faults.js";
+import { FaultInjector, faultConfigSchema, type FaultSettings } from "./faults.js";
 import { handleInspection } from "./inspection.js";
 import type { Logger, S3Plane, TranscriptionService } from "./interfaces.js";
 import { createLogger } from "./logger.js";
@@ -24,7 +24,7 @@ import { createTranscriptionService } from "./transcription/index.js";
 
 export { isLoopbackAddress } from "./inspection.js";
 export { createLogger, silentLogger } from "./logger.js";
-export type { FaultConfig } from "./faults.js";
+export type { FaultConfig, FaultSettings } from "./faults.js";
 export { SHAPE_NAMES, type ShapeName } from "./shapes/index.js";
 
 /** Default of `bodyIdleTimeoutMs`: long enough for any link that moves at all, short enough to free a stuck socket. */
@@ -50,16 +50,7 @@ export interface EmulatorOptions {
   /** External speech engine command, given a 16 kHz mono WAV path as last argument. */
   readonly transcriber?: string;
   /** Initial fault injection, as the body of PUT /_emulator/faults (docs/api-contract.md §9, §9.1). */
-  readonly faults?: {
-    readonly statusRates?: Record<string, number>;
-    readonly latencyMs?: number;
-    readonly dropRate?: number;
-    readonly loseRate?: number;
-    readonly garbleRate?: number;
-    readonly routes?: string;
-    readonly retryAfterSeconds?: number;
-    readonly seed?: number;
-  };
+  readonly faults?: Readonly<FaultSettings>;
   /**
    * How the management and transcription answers look (docs/api-contract.md §9.2).
    * @default "canonical"

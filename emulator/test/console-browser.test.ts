@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExampleStack, output, type RunResult } from "../../test/e2e/support/runner.js";
+import { ExampleStack, output, type RunResult } from "../../test/support/runner.js";
 import { needs } from "../../test/support/tools.mts";
 import { startEmulator, type RunningEmulator } from "../src/index.js";
 import {

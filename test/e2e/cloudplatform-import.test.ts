@@ -20,7 +20,8 @@ import { closePools } from "../../provider/client.js";
 import { createCredential, setCredentialActive } from "../../provider/resources/bucket-credential/api.js";
 import { createBucket } from "../../provider/resources/bucket/api.js";
 import { createZone } from "../../provider/resources/dns-zone/api.js";
-import { emulatorStats, hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig, type Emulator } from "../support/emulator.js";
+import { emulatorStats, Platform, type EmulatorInventory } from "../support/platform.mts";
 import {
   isolatedPath,
   packPlugin,
@@ -30,7 +31,7 @@ import {
   toolDir,
   yamlHostDir,
 } from "./support/plugin-cli.js";
-import { changesOtherThanSame, ExampleStack } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack } from "../support/runner.js";
 import { roundTrip } from "./support/s3.js";
 
 const run = promisify(execFile);
@@ -474,14 +475,8 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
   });
 });
 
-interface InventoryView {
-  readonly buckets: unknown[];
-  readonly zones: unknown[];
-  readonly credentials: unknown[];
-}
-
-async function inventory(emulator: Emulator): Promise<InventoryView> {
-  return json(await fetch(`${emulator.baseUrl}/_emulator/inventory`));
+function inventory(emulator: Emulator): Promise<EmulatorInventory> {
+  return new Platform(emulator).objects();
 }
 
 /** The credentials' secrets a stack's state knows: `pulumi stack export --show-secrets`, read by the test. */
@@ -504,7 +499,7 @@ describe("moving a stack from the dynamic SDK to the plugin and back", () => {
   let yamlDir: string;
   /** What the dynamic stack made, and the secrets it knows. */
   let secrets: Map<string, { bucketName: string; secret: string }>;
-  let platform: InventoryView;
+  let platform: EmulatorInventory;
 
   async function expectSecretsWork(): Promise<void> {
     for (const [accessKeyId, c] of secrets) {

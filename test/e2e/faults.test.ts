@@ -1,10 +1,11 @@
 // Updates and deletes under lost, unreadable and dropped answers end in the intended state
 // (docs/api-contract.md §2.4): the engine against an emulator that loses answers after processing
 // the request, garbles them, and drops connections, on every route.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform, type Faults } from "../../scripts/soak/platform.mts";
-import { emulatorState, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
-import { ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
+import { describe, expect, it } from "vitest";
+import { emulatorState, Platform, type Faults } from "../support/platform.mts";
+import { management, providerConfig, type Emulator } from "../support/emulator.js";
+import { useExampleStack } from "../support/hooks.js";
+import { output, type Config, type RunResult } from "../support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 
 // Seeded (§9): every `up` and the destroy replay the same rolls, whose first three are a lost
@@ -19,8 +20,7 @@ async function injected(emulator: Emulator): Promise<{ lose: number; garble: num
 }
 
 describe("a credential's whole life under lost, unreadable and dropped answers", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const lifecycle = useExampleStack("credential-lifecycle");
   let current: RunResult;
   const setting = (key: string, value: string): Config => ({
     [`cloudplatform-credential-lifecycle:${key}`]: { value },
@@ -28,22 +28,13 @@ describe("a credential's whole life under lost, unreadable and dropped answers",
 
   /** One `up` with the faults on; S3 is checked with them off (its client does not retry here). */
   async function upUnderFaults(config?: Config): Promise<RunResult> {
-    expect(await new Platform(emulator).setFaults(faults)).toEqual({ accepted: true });
+    expect(await new Platform(lifecycle.emulator).setFaults(faults)).toEqual({ accepted: true });
     try {
-      return await stack.up(config);
+      return await lifecycle.stack.up(config);
     } finally {
-      await new Platform(emulator).clearFaults();
+      await new Platform(lifecycle.emulator).clearFaults();
     }
   }
-
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
-  });
 
   it("creates, deactivates, activates and rotates with the first `up` each time, one credential throughout", async () => {
     current = await upUnderFaults();
@@ -56,25 +47,25 @@ describe("a credential's whole life under lost, unreadable and dropped answers",
     expect(output(rotated, "accessKeyId")).toBe(output(current, "accessKeyId"));
     expect(await roundTrip(accessFrom(on))).toBe("SignatureDoesNotMatch");
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    expect(await emulatorState(lifecycle.emulator)).toMatchObject({ buckets: 1, credentials: 1 });
     // Each of the four `up`s met at least its first three faults.
-    const seen = await injected(emulator);
+    const seen = await injected(lifecycle.emulator);
     expect(seen.lose, JSON.stringify(seen)).toBeGreaterThanOrEqual(4);
     expect(seen.garble, JSON.stringify(seen)).toBeGreaterThanOrEqual(4);
     expect(seen.drop, JSON.stringify(seen)).toBeGreaterThanOrEqual(4);
   });
 
   it("destroys (emptying the bucket through a temporary credential) and leaves the emulator empty", async () => {
-    const before = await injected(emulator);
-    expect(await new Platform(emulator).setFaults(faults)).toEqual({ accepted: true });
+    const before = await injected(lifecycle.emulator);
+    expect(await new Platform(lifecycle.emulator).setFaults(faults)).toEqual({ accepted: true });
     try {
-      await stack.destroy();
+      await lifecycle.stack.destroy();
     } finally {
-      await new Platform(emulator).clearFaults();
+      await new Platform(lifecycle.emulator).clearFaults();
     }
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0, zones: 0 });
+    expect(await emulatorState(lifecycle.emulator)).toMatchObject({ buckets: 0, credentials: 0, zones: 0 });
     // The destroy met each kind of fault.
-    const after = await injected(emulator);
+    const after = await injected(lifecycle.emulator);
     expect(after.lose - before.lose, JSON.stringify({ before, after })).toBeGreaterThan(0);
     expect(after.garble - before.garble, JSON.stringify({ before, after })).toBeGreaterThan(0);
     expect(after.drop - before.drop, JSON.stringify({ before, after })).toBeGreaterThan(0);
@@ -82,42 +73,32 @@ describe("a credential's whole life under lost, unreadable and dropped answers",
 });
 
 describe("an API key rotation whose answer is lost, while the provider authenticates with that key", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
-
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("api-key", providerConfig(emulator, "apiKey"));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
-  });
+  const apiKey = useExampleStack("api-key", { config: (emulator) => providerConfig(emulator, "apiKey") });
 
   it("says exactly what happened and how to go on, and the way it gives works", async () => {
     // The emulator's apiKey is its current key: keep the one the provider starts with.
-    const configured = emulator.apiKey;
-    expect(await new Platform(emulator).setFaults({ loseRate: 1, routes: "POST /security/apikey" })).toEqual({
+    const configured = apiKey.emulator.apiKey;
+    expect(await new Platform(apiKey.emulator).setFaults({ loseRate: 1, routes: "POST /security/apikey" })).toEqual({
       accepted: true,
     });
-    const failed = await stack.upFailing();
-    await new Platform(emulator).clearFaults();
+    const failed = await apiKey.stack.upFailing();
+    await new Platform(apiKey.emulator).clearFaults();
     expect(failed.ok).toBe(false);
     const message = failed.error ?? "";
     expect(message).toContain("CLOUDPLATFORM_OUTCOME_UNKNOWN");
     expect(message).toContain("the platform rotated the project API key");
     expect(message).toContain("was lost on the way");
     // It did rotate: the configured key is refused now, and the new one was never shown.
-    expect(emulator.apiKey).not.toBe(configured);
+    expect(apiKey.emulator.apiKey).not.toBe(configured);
     expect(message).not.toContain(configured);
-    expect(message).not.toContain(emulator.apiKey);
-    const refused = await fetch(`${emulator.baseUrl}/dns/zones`, { headers: { authorization: configured } });
+    expect(message).not.toContain(apiKey.emulator.apiKey);
+    const refused = await fetch(`${apiKey.emulator.baseUrl}/dns/zones`, { headers: { authorization: configured } });
     expect(refused.status).toBe(401);
 
     // What the message says: authenticate with a dashboard token instead, and run `pulumi up` again.
-    const recovered = await stack.up(providerConfig(emulator, "token"), ["cloudplatform:apiKey"]);
+    const recovered = await apiKey.stack.up(providerConfig(apiKey.emulator, "token"), ["cloudplatform:apiKey"]);
     const key = output(recovered, "apiKey");
-    expect((await fetch(`${emulator.baseUrl}/dns/zones`, { headers: { authorization: key } })).status).toBe(200);
-    expect((await management(emulator, "GET", "/dns/zones")).status).toBe(200);
+    expect((await fetch(`${apiKey.emulator.baseUrl}/dns/zones`, { headers: { authorization: key } })).status).toBe(200);
+    expect((await management(apiKey.emulator, "GET", "/dns/zones")).status).toBe(200);
   });
 });

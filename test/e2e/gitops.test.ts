@@ -17,7 +17,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, management, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, type Emulator } from "../support/emulator.js";
+import { emulatorState, Platform } from "../support/platform.mts";
 import { npmEnv, npmPack, plainPath } from "./support/packages.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
@@ -86,9 +87,7 @@ async function digest(dir: string): Promise<string> {
 }
 
 async function credentialOnPlatform(): Promise<{ bucket_id: string; access_key_id: string; active: boolean }> {
-  const inventory = (await (await fetch(`${platform.baseUrl}/_emulator/inventory`)).json()) as {
-    credentials: Array<{ bucket_id: string; access_key_id: string; active: boolean }>;
-  };
+  const inventory = await new Platform(platform).objects();
   expect(inventory.credentials).toHaveLength(1);
   return inventory.credentials[0]!;
 }

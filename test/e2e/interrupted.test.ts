@@ -2,7 +2,7 @@
 // Pulumi CLI or of the program mid-`up`, then what a user does — `pulumi cancel` when the stack is
 // locked and `pulumi up`, with `cloudplatform-recover --yes` between them on another machine — leaves
 // the platform holding exactly what the stack holds, and `destroy` leaves it empty.
-// examples/soak at a small size, with the soak's own pieces (scripts/soak).
+// examples/soak at a small size, with the soak's own pieces (test/soak).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -11,13 +11,12 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumiBinDir } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
-import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../../scripts/soak/compare.mts";
-import { Platform } from "../../scripts/soak/platform.mts";
-import { endAll } from "../../scripts/soak/processes.mts";
-import { SoakStack, type Config } from "../../scripts/soak/stacks.mts";
-import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../soak/compare.mts";
+import { endAll } from "../soak/processes.mts";
+import { SoakStack, type Config } from "../soak/stacks.mts";
+import { providerConfig } from "../support/emulator.js";
+import { useExampleStack } from "../support/hooks.js";
 import { killedUp as killUp } from "./support/kill.js";
-import { ExampleStack } from "./support/runner.js";
 
 const run = promisify(execFile);
 const declaration: Declaration = { buckets: 4, credentialsPerBucket: 2, zones: 2, namePrefix: "e2e" };
@@ -25,18 +24,13 @@ const declaration: Declaration = { buckets: 4, credentialsPerBucket: 2, zones: 2
 const creates = 14;
 
 describe("an interrupted deployment", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let example: ExampleStack;
+  const soak = useExampleStack("soak", { config: () => ({}) });
   let config: Config;
   const roots: string[] = [];
 
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    example = await ExampleStack.create("soak", {});
+  beforeAll(() => {
     config = {
-      ...providerConfig(emulator),
+      ...providerConfig(soak.emulator),
       "cloudplatform-soak:buckets": { value: String(declaration.buckets) },
       "cloudplatform-soak:credentialsPerBucket": { value: String(declaration.credentialsPerBucket) },
       "cloudplatform-soak:zones": { value: String(declaration.zones) },
@@ -44,17 +38,15 @@ describe("an interrupted deployment", () => {
     };
   });
   afterAll(async () => {
-    await example?.dispose();
     for (const root of roots) await rm(root, { recursive: true, force: true });
-    await emulator?.close();
   });
 
   async function freshStack(): Promise<SoakStack> {
-    await platform.clearFaults();
-    await platform.reset();
+    await soak.platform.clearFaults();
+    await soak.platform.reset();
     const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-interrupted-"));
     roots.push(root);
-    return new SoakStack(example.workDir, path.join(root, "state"), "e2e", "cloudplatform-soak");
+    return new SoakStack(soak.stack.workDir, path.join(root, "state"), "e2e", "cloudplatform-soak");
   }
 
   /** Credential creates the checkpoint on disk says are under way (the file backend's `pending_operations`). */
@@ -85,7 +77,7 @@ describe("an interrupted deployment", () => {
    * run's processes.
    */
   const killedUp = (stack: SoakStack, victim: "cli" | "program", ready: () => Promise<boolean>, latencyMs = 300) =>
-    killUp({ platform, stack, config, victim, ready, faults: { latencyMs } });
+    killUp({ platform: soak.platform, stack, config, victim, ready, faults: { latencyMs } });
 
   async function ok(stack: SoakStack, op: "up" | "destroy" | "cancel"): Promise<void> {
     const result = await stack.run(op, config);
@@ -95,19 +87,23 @@ describe("an interrupted deployment", () => {
   /** The platform holds exactly what the stack holds, then nothing once the stack is destroyed. */
   async function expectConverged(stack: SoakStack): Promise<void> {
     const exported = await stack.run("export");
-    const compared = compare(declaration, await platform.inventory(), holdingsFromExport(exported.exported ?? "{}"));
+    const compared = compare(
+      declaration,
+      await soak.platform.inventory(),
+      holdingsFromExport(exported.exported ?? "{}"),
+    );
     expect(compared.duplicates).toEqual({ buckets: 0, credentials: 0, zones: 0 });
     expect(compared.orphanNames).toEqual([]);
     expect(compared.missing).toEqual({ buckets: 0, credentials: 0, zones: 0 });
     expect(holdingsFromExport(exported.exported ?? "{}").resources).toBe(creates);
     await ok(stack, "destroy");
-    expect(total(leftovers(await platform.inventory()))).toBe(0);
+    expect(total(leftovers(await soak.platform.inventory()))).toBe(0);
   }
 
   for (const victim of ["cli", "program"] as const) {
     it(`converges on the same machine after a kill of the ${victim}: pulumi cancel, pulumi up`, async () => {
       const stack = await freshStack();
-      const killed = await killedUp(stack, victim, async () => (await platform.stats()).writes >= 6);
+      const killed = await killedUp(stack, victim, async () => (await soak.platform.stats()).writes >= 6);
       try {
         // The killed CLI's provider process may still be finishing its creates: the next run sees to it.
         if (await stack.isLocked()) await ok(stack, "cancel");
@@ -133,18 +129,18 @@ describe("an interrupted deployment", () => {
     if (await stack.isLocked()) await ok(stack, "cancel");
     const held = holdingsFromExport((await stack.run("export")).exported ?? "{}");
     expect(held.pending["creating"] ?? 0, "the killed up left creates pending in the stack").toBeGreaterThan(0);
-    const before = compare(declaration, await platform.inventory(), held);
+    const before = compare(declaration, await soak.platform.inventory(), held);
     const recovered = await run(
-      path.join(example.workDir, "node_modules", ".bin", "cloudplatform-recover"),
+      path.join(soak.stack.workDir, "node_modules", ".bin", "cloudplatform-recover"),
       ["--yes", "--stack", "e2e"],
-      { cwd: example.workDir, env: { ...process.env, ...engineEnv(stack.stateDir, pulumiBinDir()) } },
+      { cwd: soak.stack.workDir, env: { ...process.env, ...engineEnv(stack.stateDir, pulumiBinDir()) } },
     ).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`cloudplatform-recover failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
     });
     // It deleted what the interrupted creates made that the stack does not hold, and said so.
     if (total(before.orphans) > 0) expect(recovered.stdout).toContain("deleted ");
     expect(recovered.stdout).toContain("done: run `pulumi up`.");
-    expect(recovered.stdout).not.toContain(emulator.apiKey);
+    expect(recovered.stdout).not.toContain(soak.emulator.apiKey);
     await ok(stack, "up");
     await expectConverged(stack);
   });

@@ -8,9 +8,11 @@ import { listCredentials } from "../../provider/resources/bucket-credential/api.
 import { listBuckets } from "../../provider/resources/bucket/api.js";
 import { listZones } from "../../provider/resources/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
-import { emulatorState, hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, providerConfig } from "../support/emulator.js";
+import { withExampleStack } from "../support/hooks.js";
+import { emulatorState } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
-import { changesOtherThanSame, ExampleStack, type Config } from "./support/runner.js";
+import { changesOtherThanSame, type Config } from "../support/runner.js";
 
 const shapes: readonly ShapeName[] = ["canonical", "envelope", "by-name"];
 
@@ -39,42 +41,41 @@ describe("lists on several pages, with the real engine", () => {
     await closePools();
   });
 
-  it.concurrent.for(shapes)("%s", async (shape) => {
-    let emulator: Emulator | undefined;
-    let stack: ExampleStack | undefined;
-    try {
-      emulator = await startEmulator({ logger: silentLogger, shape, pageSize: 2 });
-      stack = await ExampleStack.create("soak", { ...providerConfig(emulator), ...soak(`paged-${shape}`) });
+  it.concurrent.for(shapes)("%s", (shape) =>
+    withExampleStack(
+      "soak",
+      {
+        launch: () => startEmulator({ logger: silentLogger, shape, pageSize: 2 }),
+        config: (emulator) => ({ ...providerConfig(emulator), ...soak(`paged-${shape}`) }),
+      },
+      async ({ emulator, stack }) => {
+        const up = await stack.up();
+        expect(up.changes, "up").toMatchObject({ create: 16 });
+        expect(await emulatorState(emulator)).toMatchObject({ buckets: 3, credentials: 9, zones: 3 });
+        expect(changesOtherThanSame(await stack.up()), "second up").toEqual({});
+        await expectAtRest(stack);
 
-      const up = await stack.up();
-      expect(up.changes, "up").toMatchObject({ create: 16 });
-      expect(await emulatorState(emulator)).toMatchObject({ buckets: 3, credentials: 9, zones: 3 });
-      expect(changesOtherThanSame(await stack.up()), "second up").toEqual({});
-      await expectAtRest(stack);
+        // The lookups see every object, through the API as a program's lookup functions call it.
+        const client = hostFor(emulator).context("Bucket", "lookup").client;
+        const buckets = await listBuckets(client);
+        expect(buckets, "buckets").toHaveLength(3);
+        expect(await listZones(client), "zones").toHaveLength(3);
+        for (const bucket of buckets) expect(await listCredentials(client, bucket.id), bucket.name).toHaveLength(3);
 
-      // The lookups see every object, through the API as a program's lookup functions call it.
-      const client = hostFor(emulator).context("Bucket", "lookup").client;
-      const buckets = await listBuckets(client);
-      expect(buckets, "buckets").toHaveLength(3);
-      expect(await listZones(client), "zones").toHaveLength(3);
-      for (const bucket of buckets) expect(await listCredentials(client, bucket.id), bucket.name).toHaveLength(3);
+        // Drift on every credential of one bucket, wherever its list puts them: each is read, none gone.
+        const credentials = firstBucketCredentials(await stack.exportState());
+        expect(credentials).toHaveLength(3);
+        for (const { bucketId, accessKeyId } of credentials) {
+          const path = `/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/deactivate`;
+          const outside = await management(emulator, "POST", path);
+          expect(outside.ok, `POST ${path} answered ${outside.status}`).toBe(true);
+        }
+        expect(changesOtherThanSame(await stack.refresh()), "refresh after drift").toEqual({ update: 3 });
+        const fixed = await stack.up();
+        expect(changesOtherThanSame(fixed), "up after drift").toEqual({ update: 3 });
 
-      // Drift on every credential of one bucket, wherever its list puts them: each is read, none gone.
-      const credentials = firstBucketCredentials(await stack.exportState());
-      expect(credentials).toHaveLength(3);
-      for (const { bucketId, accessKeyId } of credentials) {
-        const path = `/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/deactivate`;
-        const outside = await management(emulator, "POST", path);
-        expect(outside.ok, `POST ${path} answered ${outside.status}`).toBe(true);
-      }
-      expect(changesOtherThanSame(await stack.refresh()), "refresh after drift").toEqual({ update: 3 });
-      const fixed = await stack.up();
-      expect(changesOtherThanSame(fixed), "up after drift").toEqual({ update: 3 });
-
-      await expectDestroyedClean(stack, emulator);
-    } finally {
-      await stack?.dispose();
-      await emulator?.close();
-    }
-  });
+        await expectDestroyedClean(stack, emulator);
+      },
+    ),
+  );
 });

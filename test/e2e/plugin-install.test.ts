@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "../support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 import { engineEnv, packPlugins, PluginSandbox, pluginVersion, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 // Types only: the program runs in a child process, never inside vitest.
 import type { TokenProgramAnswer, TokenProgramRequest } from "./support/token-program.mts";

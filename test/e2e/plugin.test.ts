@@ -11,7 +11,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProvider } from "../../provider/plugin/provider.js";
 import { runProgram as run } from "../support/tools.mts";
-import { launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, management, providerConfig, type Emulator } from "../support/emulator.js";
+import { emulatorState } from "../support/platform.mts";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -242,7 +243,7 @@ describe("executable provider under the real engine", () => {
     const preview = await op({ op: "preview" }, [bucket, credential]);
     expect(opsOf(preview, "b")).toEqual(["create"]);
     expect(opsOf(preview, "c")).toEqual(["create"]);
-    const state = (await (await fetch(`${emulator.baseUrl}/_emulator/state`)).json()) as { buckets: number };
+    const state = await emulatorState(emulator);
     expect(state.buckets).toBe(0);
   });
 
@@ -366,10 +367,7 @@ describe("executable provider under the real engine", () => {
     const destroyed = await op({ op: "destroy" }, []);
     expect(opsOf(destroyed, "b")).toEqual(["delete"]);
     expect(opsOf(destroyed, "imported")).toEqual(["delete"]);
-    const state = (await (await fetch(`${emulator.baseUrl}/_emulator/state`)).json()) as {
-      buckets: number;
-      credentials: number;
-    };
+    const state = await emulatorState(emulator);
     expect(state).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });

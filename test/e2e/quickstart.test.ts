@@ -1,34 +1,25 @@
 // examples/quickstart with the real Pulumi engine against a real emulator.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, emulatorStats, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { describe, expect, it } from "vitest";
+import { useExampleStack } from "../support/hooks.js";
+import { emulatorState, emulatorStats } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
-import { ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
+import { opsOf, output, type RunResult } from "../support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 
 describe("examples/quickstart", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const quickstart = useExampleStack("quickstart");
   let up: RunResult;
 
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("quickstart", providerConfig(emulator));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
-  });
-
   it("up creates a bucket and a working credential, and exports the secret as a secret", async () => {
-    up = await stack.up();
+    up = await quickstart.stack.up();
     expect(up.changes).toMatchObject({ create: 3 });
     expect(up.outputs?.secretAccessKey?.secret).toBe(true);
     expect(up.outputs?.accessKeyId?.secret).toBe(false);
     expect(output(up, "storageClass")).toBe("Standard");
     expect(await roundTrip(accessFrom(up))).toBe("ok");
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    expect(await emulatorState(quickstart.emulator)).toMatchObject({ buckets: 1, credentials: 1 });
     // One request per create: the credential of a bucket made in the same run needs no read first.
-    const { requests } = await emulatorStats(emulator);
+    const { requests } = await emulatorStats(quickstart.emulator);
     const management = Object.entries(requests).filter(([route]) =>
       /^[A-Z]+ \/(object-storage|dns|security)\b/.test(route),
     );
@@ -39,12 +30,16 @@ describe("examples/quickstart", () => {
   });
 
   it("is at rest after up: preview and refresh show no changes", async () => {
-    await expectAtRest(stack);
+    await expectAtRest(quickstart.stack);
   });
 
   it("`pulumi stack export` holds no secret in plaintext, and __provider holds no credentials", async () => {
-    const exported = await stack.exportState();
-    const secrets = { apiKey: emulator.apiKey, token: emulator.token, s3Secret: output(up, "secretAccessKey") };
+    const exported = await quickstart.stack.exportState();
+    const secrets = {
+      apiKey: quickstart.emulator.apiKey,
+      token: quickstart.emulator.token,
+      s3Secret: output(up, "secretAccessKey"),
+    };
     for (const [what, value] of Object.entries(secrets))
       expect(exported.includes(value), `${what} in state`).toBe(false);
 
@@ -59,12 +54,12 @@ describe("examples/quickstart", () => {
       for (const value of Object.values(secrets)) expect(text.includes(value)).toBe(false);
       // A thin shim: it requires the installed package rather than carrying code or settings by value.
       expect(text).toContain('require("pulumi-cloudplatform');
-      expect(text).not.toContain(emulator.baseUrl);
+      expect(text).not.toContain(quickstart.emulator.baseUrl);
     }
   });
 
   it("the engine records each resource at the program's own line, not inside the SDK", async () => {
-    const deployment = JSON.parse(await stack.exportState()) as {
+    const deployment = JSON.parse(await quickstart.stack.exportState()) as {
       deployment: { resources: Array<{ type: string; sourcePosition?: string }> };
     };
     const ours = deployment.deployment.resources.filter((r) => r.type.includes(":dynamic/cloudplatform:"));
@@ -74,19 +69,19 @@ describe("examples/quickstart", () => {
 
   it("plans a storage class change as a replacement of the bucket before doing it", async () => {
     const archive = { "cloudplatform-quickstart:storageClass": { value: "Archive" } };
-    const preview = await stack.preview(archive);
+    const preview = await quickstart.stack.preview(archive);
     expect(opsOf(preview, "media")).toContain("replace");
     expect(preview.changes?.replace ?? 0).toBeGreaterThanOrEqual(1);
 
-    const replaced = await stack.up(archive);
+    const replaced = await quickstart.stack.up(archive);
     expect(output(replaced, "storageClass")).toBe("Archive");
     expect(output(replaced, "bucketName")).not.toBe("");
     expect(await roundTrip(accessFrom(replaced))).toBe("ok");
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    expect(await emulatorState(quickstart.emulator)).toMatchObject({ buckets: 1, credentials: 1 });
     up = replaced;
   });
 
   it("destroy removes everything, objects included (forceDestroy)", async () => {
-    await expectDestroyedClean(stack, emulator);
+    await expectDestroyedClean(quickstart.stack, quickstart.emulator);
   });
 });

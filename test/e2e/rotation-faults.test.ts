@@ -10,13 +10,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
-import { Platform, type Faults } from "../../scripts/soak/platform.mts";
-import { endAll } from "../../scripts/soak/processes.mts";
-import { SoakStack } from "../../scripts/soak/stacks.mts";
-import { emulatorStats, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { emulatorStats, Platform, type Faults } from "../support/platform.mts";
+import { endAll } from "../soak/processes.mts";
+import { SoakStack } from "../soak/stacks.mts";
+import { management, providerConfig } from "../support/emulator.js";
+import { useExampleStack } from "../support/hooks.js";
 import { killedUp as killUp } from "./support/kill.js";
 import { pairOf, setting } from "./support/rotation.js";
-import { changesOtherThanSame, ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
+import { changesOtherThanSame, output, type Config, type RunResult } from "../support/runner.js";
 
 const project = "cloudplatform-rotation";
 
@@ -38,9 +39,7 @@ async function credentialsOn(platform: Platform, bucketName: string): Promise<st
 }
 
 describe("rotations while the platform loses, garbles and drops the credential calls' answers", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let stack: ExampleStack;
+  const rotating = useExampleStack("rotation");
   // Only the credential calls: the application's S3 requests and the bucket's own calls go through
   // untouched. Seeded (§9), a seed per attempt: the same rolls every run, other rolls each attempt.
   const faults = (seed: number): Faults => ({
@@ -53,16 +52,6 @@ describe("rotations while the platform loses, garbles and drops the credential c
     seed,
   });
 
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    stack = await ExampleStack.create("rotation", providerConfig(emulator));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
-  });
-
   let config: Config = setting({ rotation: "1" });
   let last: RunResult;
   let bucketName = "";
@@ -71,7 +60,7 @@ describe("rotations while the platform loses, garbles and drops the credential c
 
   /** Both of the stack's credentials, and nothing else, are on the bucket; both pairs work. */
   async function expectTwoWorking(up: RunResult): Promise<void> {
-    expect(await credentialsOn(platform, bucketName)).toEqual(
+    expect(await credentialsOn(rotating.platform, bucketName)).toEqual(
       [output(up, "accessKeyId"), output(up, "previousAccessKeyId")].sort(),
     );
     expect(await readOnce(pairOf(up), "notes.txt")).toBe("ok");
@@ -83,10 +72,11 @@ describe("rotations while the platform loses, garbles and drops the credential c
     /** `up` under faults until one succeeds; after every attempt, the bucket holds two credentials at most. */
     const upUntilDone = async (): Promise<RunResult> => {
       for (let attempt = 1; attempt <= 4; attempt++) {
-        expect(await platform.setFaults(faults(seed++))).toEqual({ accepted: true });
-        const result = await stack.upFailing(config);
-        await platform.clearFaults();
-        if (bucketName !== "") expect((await credentialsOn(platform, bucketName)).length).toBeLessThanOrEqual(2);
+        expect(await rotating.platform.setFaults(faults(seed++))).toEqual({ accepted: true });
+        const result = await rotating.stack.upFailing(config);
+        await rotating.platform.clearFaults();
+        if (bucketName !== "")
+          expect((await credentialsOn(rotating.platform, bucketName)).length).toBeLessThanOrEqual(2);
         if (result.ok) return result;
         failedUps++;
         expect(result.error ?? "").toMatch(/CLOUDPLATFORM_/);
@@ -110,7 +100,7 @@ describe("rotations while the platform loses, garbles and drops the credential c
       expect(output(last, "previousAccessKeyId")).toBe(output(before, "accessKeyId"));
       await expectTwoWorking(last);
     }
-    const injected = (await platform.stats()).injected;
+    const injected = (await rotating.platform.stats()).injected;
     for (const kind of ["lose", "garble", "drop", "503"]) {
       expect(injected[kind] ?? 0, JSON.stringify(injected)).toBeGreaterThan(0);
     }
@@ -123,13 +113,13 @@ describe("rotations while the platform loses, garbles and drops the credential c
   it("fails a rotation whose regenerations are all answered unreadably, without harm, and the next up finishes it", async () => {
     const before = last;
     config = setting({ rotation: "7" });
-    expect(await platform.setFaults({ garbleRate: 1, routes: "/regenerate" })).toEqual({ accepted: true });
-    const failed = await stack.upFailing(config);
-    await platform.clearFaults();
+    expect(await rotating.platform.setFaults({ garbleRate: 1, routes: "/regenerate" })).toEqual({ accepted: true });
+    const failed = await rotating.stack.upFailing(config);
+    await rotating.platform.clearFaults();
     expect(failed.ok).toBe(false);
     expect(failed.error).toContain("CLOUDPLATFORM_UNEXPECTED_RESPONSE");
     // The state keeps the current credential as it was, and says the previous one's secret is lost.
-    const state = JSON.parse(await stack.exportState()) as {
+    const state = JSON.parse(await rotating.stack.exportState()) as {
       deployment: { resources: { type: string; outputs?: Record<string, unknown> }[] };
     };
     const outputs = state.deployment.resources.find((r) => r.type.endsWith(":RotatingBucketCredential"))?.outputs;
@@ -142,52 +132,43 @@ describe("rotations while the platform loses, garbles and drops the credential c
       rotations: 5,
     });
     expect(await readOnce(pairOf(before), "notes.txt")).toBe("ok");
-    expect((await credentialsOn(platform, bucketName)).length).toBe(2);
+    expect((await credentialsOn(rotating.platform, bucketName)).length).toBe(2);
 
-    last = await stack.up(config);
+    last = await rotating.stack.up(config);
     reader.use(pairOf(last));
     expect(last.outputs?.["rotations"]?.value).toBe(6);
     expect(output(last, "accessKeyId")).toBe(output(before, "previousAccessKeyId"));
     expect(output(last, "previousSecretFingerprint")).toBe(output(before, "secretFingerprint"));
     await expectTwoWorking(last);
-    expect(changesOtherThanSame(await stack.preview(config))).toEqual({});
+    expect(changesOtherThanSame(await rotating.stack.preview(config))).toEqual({});
   });
 
   it("destroys both credentials; the application met no refusal throughout", async () => {
     const reading = await reader.stop();
     expect(reading.refused).toEqual([]);
     expect(reading.ok).toBeGreaterThan(20);
-    await stack.destroy();
-    expect(await credentialsOn(platform, bucketName)).toEqual([]);
+    await rotating.stack.destroy();
+    expect(await credentialsOn(rotating.platform, bucketName)).toEqual([]);
   });
 });
 
 describe("an up killed during the create of the credentials, or during a rotation", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let example: ExampleStack;
+  const rotating = useExampleStack("rotation", { config: () => ({}) });
   const roots: string[] = [];
 
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    example = await ExampleStack.create("rotation", {});
-  });
   afterAll(async () => {
-    await example?.dispose();
     for (const root of roots) await rm(root, { recursive: true, force: true });
-    await emulator?.close();
   });
 
   async function freshStack(): Promise<SoakStack> {
-    await platform.clearFaults();
-    await platform.reset();
+    await rotating.platform.clearFaults();
+    await rotating.platform.reset();
     const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-rotation-kill-"));
     roots.push(root);
-    return new SoakStack(example.workDir, path.join(root, "state"), "e2e", project);
+    return new SoakStack(rotating.stack.workDir, path.join(root, "state"), "e2e", project);
   }
 
-  const config = (more: Record<string, string>): Config => ({ ...providerConfig(emulator), ...setting(more) });
+  const config = (more: Record<string, string>): Config => ({ ...providerConfig(rotating.emulator), ...setting(more) });
 
   async function ok(stack: SoakStack, op: "up" | "cancel" | "destroy", more: Record<string, string> = {}) {
     const result = await stack.run(op, config(more));
@@ -196,7 +177,7 @@ describe("an up killed during the create of the credentials, or during a rotatio
   }
 
   /** Requests of `route` the platform served so far. */
-  const served = async (route: string) => (await emulatorStats(emulator)).requests[route] ?? 0;
+  const served = async (route: string) => (await emulatorStats(rotating.emulator)).requests[route] ?? 0;
 
   /** `up` SIGKILLed once `ready()` says so, every credential POST held back 1.5 s so that one is in flight. */
   const killedUp = (
@@ -206,7 +187,7 @@ describe("an up killed during the create of the credentials, or during a rotatio
     ready: () => Promise<boolean>,
   ) =>
     killUp({
-      platform,
+      platform: rotating.platform,
       stack,
       config: config(more),
       victim,
@@ -226,13 +207,13 @@ describe("an up killed during the create of the credentials, or during a rotatio
         if (await stack.isLocked()) await ok(stack, "cancel");
         const up = await ok(stack, "up", { rotation: "1" });
         const bucket = output(up, "bucketName");
-        expect(await credentialsOn(platform, bucket)).toEqual(
+        expect(await credentialsOn(rotating.platform, bucket)).toEqual(
           [output(up, "accessKeyId"), output(up, "previousAccessKeyId")].sort(),
         );
         expect(await readOnce(pairOf(up), "none.txt")).toBe("NoSuchKey");
         expect(await readOnce(pairOf(up, "previous"), "none.txt")).toBe("NoSuchKey");
         await ok(stack, "destroy", { rotation: "1" });
-        expect(await credentialsOn(platform, bucket)).toEqual([]);
+        expect(await credentialsOn(rotating.platform, bucket)).toEqual([]);
       } finally {
         await endAll(killed);
       }
@@ -249,7 +230,7 @@ describe("an up killed during the create of the credentials, or during a rotatio
         try {
           // Whatever the kill left, the application's pair works, and the bucket holds two credentials.
           expect(await readOnce(pairOf(created), "notes.txt")).toBe("ok");
-          expect((await credentialsOn(platform, bucket)).length).toBe(2);
+          expect((await credentialsOn(rotating.platform, bucket)).length).toBe(2);
           if (await stack.isLocked()) await ok(stack, "cancel");
           const rotated = await ok(stack, "up", { rotation: "2" });
           reader.use(pairOf(rotated));
@@ -257,7 +238,7 @@ describe("an up killed during the create of the credentials, or during a rotatio
           expect(output(rotated, "accessKeyId")).toBe(output(created, "previousAccessKeyId"));
           expect(output(rotated, "previousAccessKeyId")).toBe(output(created, "accessKeyId"));
           expect(output(rotated, "previousSecretFingerprint")).toBe(output(created, "secretFingerprint"));
-          expect(await credentialsOn(platform, bucket)).toEqual(
+          expect(await credentialsOn(rotating.platform, bucket)).toEqual(
             [output(rotated, "accessKeyId"), output(rotated, "previousAccessKeyId")].sort(),
           );
           expect(await readOnce(pairOf(rotated), "notes.txt")).toBe("ok");
@@ -271,44 +252,37 @@ describe("an up killed during the create of the credentials, or during a rotatio
         expect((await reader.stop()).refused).toEqual([]);
       }
       await ok(stack, "destroy", { rotation: "2" });
-      expect(await credentialsOn(platform, bucket)).toEqual([]);
+      expect(await credentialsOn(rotating.platform, bucket)).toEqual([]);
     });
   }
 });
 
 describe("two stacks creating credentials on one bucket at once, 40 % of the create answers lost", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let example: ExampleStack;
+  const rotating = useExampleStack("rotation", { config: () => ({}) });
   let root: string;
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    example = await ExampleStack.create("rotation", {});
     root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-two-stacks-"));
   });
   afterAll(async () => {
-    await example?.dispose();
     if (root) await rm(root, { recursive: true, force: true });
-    await emulator?.close();
   });
 
   it("never lets both claim a credential; where a stack cannot tell, it names the candidates, and the README's way out works", async () => {
-    const made = await management(emulator, "POST", "/object-storage/buckets", { name: "shared-bucket" });
+    const made = await management(rotating.emulator, "POST", "/object-storage/buckets", { name: "shared-bucket" });
     const bucketId = ((await made.json()) as { id: string }).id;
-    const config: Config = { ...providerConfig(emulator), ...setting({ bucketId }) };
+    const config: Config = { ...providerConfig(rotating.emulator), ...setting({ bucketId }) };
     /** Per round, the stacks that stopped naming the credentials they could not tell apart. */
     const named: number[] = [];
     for (let round = 1; round <= 3; round++) {
       const stacks = ["a", "b"].map(
-        (name) => new SoakStack(example.workDir, path.join(root, `round-${round}-${name}`), name, project),
+        (name) => new SoakStack(rotating.stack.workDir, path.join(root, `round-${round}-${name}`), name, project),
       );
       // Every credential POST held back half a second, so that the two stacks' creates overlap.
       const lost: Faults = { loseRate: 0.4, latencyMs: 500, routes: "POST /object-storage/buckets/", seed: round };
-      expect(await platform.setFaults(lost)).toEqual({ accepted: true });
+      expect(await rotating.platform.setFaults(lost)).toEqual({ accepted: true });
       const results = await Promise.all(stacks.map((s) => s.run("up", config)));
-      await platform.clearFaults();
+      await rotating.platform.clearFaults();
 
       const held = await Promise.all(stacks.map(async (s) => heldBy((await s.run("export")).exported ?? "{}")));
       // Never one credential in both stacks.
@@ -329,7 +303,11 @@ describe("two stacks creating credentials on one bucket at once, 40 % of the cre
       // lost answers: nobody can use them), then `pulumi up` again.
       const all = new Set([...(held[0] ?? []), ...(held[1] ?? [])]);
       for (const id of [...candidates].filter((c) => !all.has(c))) {
-        const gone = await management(emulator, "DELETE", `/object-storage/buckets/${bucketId}/credentials/${id}`);
+        const gone = await management(
+          rotating.emulator,
+          "DELETE",
+          `/object-storage/buckets/${bucketId}/credentials/${id}`,
+        );
         expect([204, 404]).toContain(gone.status);
       }
       for (const [index, result] of results.entries()) {
@@ -341,9 +319,11 @@ describe("two stacks creating credentials on one bucket at once, 40 % of the cre
       const after = await Promise.all(stacks.map(async (s) => heldBy((await s.run("export")).exported ?? "{}")));
       expect(after.map((ids) => ids.length)).toEqual([2, 2]);
       expect(after[0]?.filter((id) => after[1]?.includes(id))).toEqual([]);
-      expect(await credentialsOn(platform, "shared-bucket")).toEqual([...(after[0] ?? []), ...(after[1] ?? [])].sort());
+      expect(await credentialsOn(rotating.platform, "shared-bucket")).toEqual(
+        [...(after[0] ?? []), ...(after[1] ?? [])].sort(),
+      );
       for (const s of stacks) expect((await s.run("destroy", config)).ok).toBe(true);
-      expect(await credentialsOn(platform, "shared-bucket")).toEqual([]);
+      expect(await credentialsOn(rotating.platform, "shared-bucket")).toEqual([]);
     }
     console.info(`two stacks, 3 rounds: stacks that stopped naming the candidates, per round: ${named.join(", ")}`);
   });

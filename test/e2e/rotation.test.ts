@@ -4,22 +4,20 @@
 // without a refresh, outside changes seen by `refresh` and repaired by `up` without touching the
 // current credential, and no secret in `pulumi stack export`. The bucket's credentials are counted
 // on the platform after each step: always two.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
-import { Platform } from "../../scripts/soak/platform.mts";
-import { bucketIdByName, launchEmulator, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { bucketIdByName, management } from "../support/emulator.js";
+import { useExampleStack } from "../support/hooks.js";
 import { expectAtRest } from "./support/lifecycle.js";
 import { pairOf, setting } from "./support/rotation.js";
-import { changesOtherThanSame, ExampleStack, output, type Config, type RunResult } from "./support/runner.js";
+import { changesOtherThanSame, output, type Config, type RunResult } from "../support/runner.js";
 
 const project = "cloudplatform-rotation";
 
 const value = (up: RunResult, name: string): unknown => up.outputs?.[name]?.value;
 
 describe("RotatingBucketCredential, rotated while an application reads its bucket", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let stack: ExampleStack;
+  const rotating = useExampleStack("rotation");
   let last: RunResult;
   let reader: S3Reader | undefined;
   /** Every secret the stack's outputs showed, to look for in its export. */
@@ -28,7 +26,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
 
   /** The bucket's credentials on the platform. */
   async function credentialsOnBucket(): Promise<string[]> {
-    const bucket = (await platform.inventory()).buckets.find((b) => b.name === output(last, "bucketName"));
+    const bucket = (await rotating.platform.inventory()).buckets.find((b) => b.name === output(last, "bucketName"));
     return [...(bucket?.credentials ?? [])].sort();
   }
 
@@ -40,7 +38,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     config = Object.fromEntries(
       Object.entries({ ...config, ...setting(more) }).filter(([key]) => !removed.includes(key.split(":")[1] ?? "")),
     );
-    last = await stack.up(
+    last = await rotating.stack.up(
       config,
       removed.map((key) => `${project}:${key}`),
     );
@@ -55,15 +53,8 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     return last;
   }
 
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    stack = await ExampleStack.create("rotation", providerConfig(emulator));
-  });
   afterAll(async () => {
     await reader?.stop();
-    await stack?.dispose();
-    await emulator?.close();
   });
 
   it("creates two working credentials, one current; a preview and a refresh right after change nothing", async () => {
@@ -77,7 +68,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     expect(Date.parse(output(created, "nextRotationAt"))).toBeGreaterThan(Date.now() + 29 * 86_400_000);
     expect(await readOnce(pairOf(created), "missing.txt")).toBe("NoSuchKey");
     expect(await readOnce(pairOf(created, "previous"), "missing.txt")).toBe("NoSuchKey");
-    await expectAtRest(stack);
+    await expectAtRest(rotating.stack);
   });
 
   it("rotates five times in a row while an S3 client reads throughout with the pair of the last up: none refused", async () => {
@@ -86,7 +77,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     for (let rotation = 2; rotation <= 6; rotation++) {
       const before = last;
       // The preview shows the rotation, and which secret it changes by its fingerprint.
-      const preview = await stack.preview({ ...config, ...setting({ rotation: String(rotation) }) });
+      const preview = await rotating.stack.preview({ ...config, ...setting({ rotation: String(rotation) }) });
       expect(changesOtherThanSame(preview)).toEqual({ update: 1 });
       const next = before.outputs?.["currentSlot"]?.value === "a" ? "b" : "a";
       expect(preview.stdout).toContain(
@@ -109,20 +100,20 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     const reading = reader.reading();
     expect(reading.refused).toEqual([]);
     expect(reading.ok).toBeGreaterThan(50);
-    await expectAtRest(stack);
+    await expectAtRest(rotating.stack);
   });
 
   it("sees outside changes on refresh, and up repairs them without touching the current credential", async () => {
     const current = { id: output(last, "accessKeyId"), print: output(last, "secretFingerprint") };
-    const credentials = `/object-storage/buckets/${await bucketIdByName(emulator, output(last, "bucketName"))}/credentials`;
+    const credentials = `/object-storage/buckets/${await bucketIdByName(rotating.emulator, output(last, "bucketName"))}/credentials`;
     const outside = async (action: string, accessKeyId: string) => {
       const path = `${credentials}/${accessKeyId}${action === "delete" ? "" : `/${action}`}`;
-      const response = await management(emulator, action === "delete" ? "DELETE" : "POST", path);
+      const response = await management(rotating.emulator, action === "delete" ? "DELETE" : "POST", path);
       expect(response.ok, `${action} ${accessKeyId}: ${response.status}`).toBe(true);
     };
     for (const action of ["regenerate", "deactivate", "delete"]) {
       await outside(action, output(last, "previousAccessKeyId"));
-      const refreshed = await stack.refresh();
+      const refreshed = await rotating.stack.refresh();
       expect(changesOtherThanSame(refreshed), `refresh after ${action}`).toEqual({ update: 1 });
       const repaired = await up();
       expect(changesOtherThanSame(repaired), `up after ${action}`).toEqual({ update: 1 });
@@ -130,7 +121,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
       expect(await readOnce(pairOf(repaired, "previous"), "notes.txt")).toBe("ok");
       // The current credential, which worked all along, is the same, with the same secret.
       expect({ id: output(repaired, "accessKeyId"), print: output(repaired, "secretFingerprint") }).toEqual(current);
-      await expectAtRest(stack);
+      await expectAtRest(rotating.stack);
     }
     expect(reader?.reading().refused).toEqual([]);
   });
@@ -146,17 +137,17 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     };
 
     await waitUntil(rotatedAt + 61_000);
-    const graceOver = await stack.preview(config);
+    const graceOver = await rotating.stack.preview(config);
     expect(changesOtherThanSame(graceOver)).toEqual({ update: 1 });
     expect(graceOver.stdout).toContain("deactivatePreviousAfter 1m has passed since the last rotation");
     const retiredPair = pairOf(last, "previous");
     await up();
     expect(value(last, "previousStatus")).toBe("inactive");
     expect(await readOnce(retiredPair, "notes.txt")).toBe("InvalidAccessKeyId");
-    expect(changesOtherThanSame(await stack.preview(config))).toEqual({});
+    expect(changesOtherThanSame(await rotating.stack.preview(config))).toEqual({});
 
     await waitUntil(rotatedAt + 121_000);
-    const due = await stack.preview(config);
+    const due = await rotating.stack.preview(config);
     expect(changesOtherThanSame(due)).toEqual({ update: 1 });
     expect(due.stdout).toContain("rotation due (rotateAfter 2m");
     const before = last;
@@ -167,14 +158,14 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     expect(await readOnce(pairOf(last), "notes.txt")).toBe("ok");
     expect(await readOnce(pairOf(before), "notes.txt")).toBe("ok");
     await up({ rotateAfter: "30d" }, ["deactivatePreviousAfter"]);
-    expect(changesOtherThanSame(await stack.preview(config))).toEqual({});
+    expect(changesOtherThanSame(await rotating.stack.preview(config))).toEqual({});
     expect(reader?.reading().refused).toEqual([]);
   }, 420_000);
 
   it("never writes a secret into `pulumi stack export`; the fingerprints are there", async () => {
-    const exported = await stack.exportState();
+    const exported = await rotating.stack.exportState();
     expect(secrets.size).toBeGreaterThan(8);
-    for (const secret of [...secrets, emulator.apiKey]) expect(exported.includes(secret)).toBe(false);
+    for (const secret of [...secrets, rotating.emulator.apiKey]) expect(exported.includes(secret)).toBe(false);
     expect(exported).toContain(output(last, "secretFingerprint"));
   });
 
@@ -182,7 +173,7 @@ describe("RotatingBucketCredential, rotated while an application reads its bucke
     const reading = await reader?.stop();
     reader = undefined;
     expect(reading?.refused).toEqual([]);
-    await stack.destroy();
-    expect((await platform.inventory()).buckets).toEqual([]);
+    await rotating.stack.destroy();
+    expect((await rotating.platform.inventory()).buckets).toEqual([]);
   });
 });

@@ -12,9 +12,10 @@ import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/
 import { listZones } from "../../provider/resources/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
-import { hostFor, management, providerConfig, type Emulator } from "./support/emulator.js";
+import { hostFor, management, type Emulator } from "../support/emulator.js";
+import { withExampleStack } from "../support/hooks.js";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
-import { changesOtherThanSame, ExampleStack, opsOf, output, type Config } from "./support/runner.js";
+import { changesOtherThanSame, opsOf, output, type Config } from "../support/runner.js";
 import { accessFrom, roundTrip } from "./support/s3.js";
 import { needs } from "../support/tools.mts";
 import { LoopbackReceiver, speak, transcriptConfig, transcriptTools } from "./support/transcript.js";
@@ -72,59 +73,56 @@ describe("the examples against each shape the emulator plays", () => {
   // The zone's life goes through the provider's own client, whose keep-alive pools outlive the test.
   afterAll(closePools);
 
-  it.concurrent.for(shapes)("%s: a credential's life, a zone's", async (shape) => {
-    let emulator: Emulator | undefined;
-    let stack: ExampleStack | undefined;
-    try {
-      emulator = await startEmulator({ logger: silentLogger, shape });
-      expect(emulator.shape).toBe(shape);
-      stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-      const secrets: string[] = [emulator.apiKey, emulator.token];
+  it.concurrent.for(shapes)("%s: a credential's life, a zone's", (shape) =>
+    withExampleStack(
+      "credential-lifecycle",
+      { launch: () => startEmulator({ logger: silentLogger, shape }) },
+      async ({ emulator, stack }) => {
+        expect(emulator.shape).toBe(shape);
+        const secrets: string[] = [emulator.apiKey, emulator.token];
 
-      // Up, then a second up and a preview and a refresh that change nothing.
-      const up = await stack.up();
-      expect(up.changes, "up").toMatchObject({ create: 3 });
-      expect(await roundTrip(accessFrom(up)), "S3 with the new credential").toBe("ok");
-      secrets.push(output(up, "secretAccessKey"));
-      expect(changesOtherThanSame(await stack.up()), "second up").toEqual({});
-      await expectAtRest(stack);
+        // Up, then a second up and a preview and a refresh that change nothing.
+        const up = await stack.up();
+        expect(up.changes, "up").toMatchObject({ create: 3 });
+        expect(await roundTrip(accessFrom(up)), "S3 with the new credential").toBe("ok");
+        secrets.push(output(up, "secretAccessKey"));
+        expect(changesOtherThanSame(await stack.up()), "second up").toEqual({});
+        await expectAtRest(stack);
 
-      // Deactivate in place: same access key id, S3 refuses it.
-      const off = await stack.up(lifecycle({ active: "false" }));
-      expect(opsOf(off, "uploader"), "deactivate").toEqual(["update"]);
-      expect(output(off, "accessKeyId")).toBe(output(up, "accessKeyId"));
-      expect(await roundTrip(accessFrom(off)), "S3 with the deactivated credential").toBe("InvalidAccessKeyId");
+        // Deactivate in place: same access key id, S3 refuses it.
+        const off = await stack.up(lifecycle({ active: "false" }));
+        expect(opsOf(off, "uploader"), "deactivate").toEqual(["update"]);
+        expect(output(off, "accessKeyId")).toBe(output(up, "accessKeyId"));
+        expect(await roundTrip(accessFrom(off)), "S3 with the deactivated credential").toBe("InvalidAccessKeyId");
 
-      // Activate and rotate: same access key id, a new secret that works, the old one refused.
-      const rotated = await stack.up(lifecycle({ active: "true", rotation: "2" }));
-      expect(output(rotated, "accessKeyId"), "rotation keeps the access key id").toBe(output(up, "accessKeyId"));
-      expect(output(rotated, "secretAccessKey")).not.toBe(output(up, "secretAccessKey"));
-      secrets.push(output(rotated, "secretAccessKey"));
-      expect(await roundTrip(accessFrom(rotated)), "S3 with the rotated secret").toBe("ok");
-      expect(await roundTrip(accessFrom(up)), "S3 with the old secret").toBe("SignatureDoesNotMatch");
+        // Activate and rotate: same access key id, a new secret that works, the old one refused.
+        const rotated = await stack.up(lifecycle({ active: "true", rotation: "2" }));
+        expect(output(rotated, "accessKeyId"), "rotation keeps the access key id").toBe(output(up, "accessKeyId"));
+        expect(output(rotated, "secretAccessKey")).not.toBe(output(up, "secretAccessKey"));
+        secrets.push(output(rotated, "secretAccessKey"));
+        expect(await roundTrip(accessFrom(rotated)), "S3 with the rotated secret").toBe("ok");
+        expect(await roundTrip(accessFrom(up)), "S3 with the old secret").toBe("SignatureDoesNotMatch");
 
-      // Drift made outside, through the management API in this shape: seen on refresh, undone by up.
-      const { bucketId, accessKeyId } = credentialIn(await stack.exportState());
-      const deactivate = `/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/deactivate`;
-      const outside = await management(emulator, "POST", deactivate);
-      expect(outside.ok, `POST ${deactivate} answered ${outside.status}`).toBe(true);
-      expect(changesOtherThanSame(await stack.refresh()), "refresh after drift").toMatchObject({ update: 1 });
-      const refreshed = await stack.exportState();
-      expect(credentialIn(refreshed).active, "state after refresh").toBe(false);
-      expectNoSecret(refreshed, secrets);
-      const fixed = await stack.up();
-      expect(opsOf(fixed, "uploader"), "up after drift").toEqual(["update"]);
-      expect(await roundTrip(accessFrom(fixed)), "S3 after up").toBe("ok");
+        // Drift made outside, through the management API in this shape: seen on refresh, undone by up.
+        const { bucketId, accessKeyId } = credentialIn(await stack.exportState());
+        const deactivate = `/object-storage/buckets/${bucketId}/credentials/${accessKeyId}/deactivate`;
+        const outside = await management(emulator, "POST", deactivate);
+        expect(outside.ok, `POST ${deactivate} answered ${outside.status}`).toBe(true);
+        expect(changesOtherThanSame(await stack.refresh()), "refresh after drift").toMatchObject({ update: 1 });
+        const refreshed = await stack.exportState();
+        expect(credentialIn(refreshed).active, "state after refresh").toBe(false);
+        expectNoSecret(refreshed, secrets);
+        const fixed = await stack.up();
+        expect(opsOf(fixed, "uploader"), "up after drift").toEqual(["update"]);
+        expect(await roundTrip(accessFrom(fixed)), "S3 after up").toBe("ok");
 
-      await zoneThroughTheCore(emulator, `${shape}.example.com`);
+        await zoneThroughTheCore(emulator, `${shape}.example.com`);
 
-      // Destroy leaves the emulator empty.
-      await expectDestroyedClean(stack, emulator);
-    } finally {
-      await stack?.dispose();
-      await emulator?.close();
-    }
-  });
+        // Destroy leaves the emulator empty.
+        await expectDestroyedClean(stack, emulator);
+      },
+    ),
+  );
 });
 
 describe("a transcript against each shape the emulator plays", needs(...transcriptTools), () => {
@@ -141,22 +139,19 @@ describe("a transcript against each shape the emulator plays", needs(...transcri
     if (mediaDir) await rm(mediaDir, { recursive: true, force: true });
   });
 
-  it.concurrent.for(shapes)("%s: a recording served from loopback", async (shape) => {
-    let emulator: Emulator | undefined;
-    let talk: ExampleStack | undefined;
-    try {
-      emulator = await startEmulator({ logger: silentLogger, shape, allowLoopbackUrls: true, syncWaitMs: 0 });
-      talk = await ExampleStack.create("transcript", providerConfig(emulator));
-      const transcript = await talk.up(transcriptConfig({ audioUrl: receiver.mediaUrl("talk.wav"), language: "en" }));
-      expect(output(transcript, "status"), "transcript").toBe("done");
-      expect(output(transcript, "text").trim()).not.toBe("");
-      expect(output(transcript, "transcriptId")).toMatch(transcriptIds[shape]!);
-      expect(changesOtherThanSame(await talk.refresh()), "transcript refresh").toEqual({});
-      expectNoSecret(await talk.exportState(), [emulator.apiKey, emulator.token]);
-      await talk.destroy();
-    } finally {
-      await talk?.dispose();
-      await emulator?.close();
-    }
-  });
+  it.concurrent.for(shapes)("%s: a recording served from loopback", (shape) =>
+    withExampleStack(
+      "transcript",
+      { launch: () => startEmulator({ logger: silentLogger, shape, allowLoopbackUrls: true, syncWaitMs: 0 }) },
+      async ({ emulator, stack: talk }) => {
+        const transcript = await talk.up(transcriptConfig({ audioUrl: receiver.mediaUrl("talk.wav"), language: "en" }));
+        expect(output(transcript, "status"), "transcript").toBe("done");
+        expect(output(transcript, "text").trim()).not.toBe("");
+        expect(output(transcript, "transcriptId")).toMatch(transcriptIds[shape]!);
+        expect(changesOtherThanSame(await talk.refresh()), "transcript refresh").toEqual({});
+        expectNoSecret(await talk.exportState(), [emulator.apiKey, emulator.token]);
+        await talk.destroy();
+      },
+    ),
+  );
 });

@@ -25,9 +25,10 @@ import path from "node:path";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs, programFailure, runProgram } from "../support/tools.mts";
-import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { launchEmulator, providerConfig, type Emulator } from "../support/emulator.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
-import { changesOtherThanSame, ExampleStack, output, type Config } from "./support/runner.js";
+import { changesOtherThanSame, ExampleStack, output, type Config } from "../support/runner.js";
+import { Platform } from "../support/platform.mts";
 
 const doc = readFileSync(path.join(repoRoot, "docs", "state-backend.md"), "utf8");
 
@@ -294,11 +295,7 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
       .replace(/^error: /, "");
     // Each management call takes 2 s, so that an `up` holds the lock for 8 s or more: the two start
     // well within that of each other, as two people or two CI jobs pressing enter at once.
-    await fetch(`${emulator.baseUrl}/_emulator/faults`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ latencyMs: 2000, routes: "/object-storage/" }),
-    });
+    await new Platform(emulator).setFaults({ latencyMs: 2000, routes: "/object-storage/" });
     /** An `up` and when it ran, on this process's clock: [end - its duration, end]. */
     const timedUp = async (copy: ExampleStack, config: Config) => {
       const result = await copy.upFailing(config);
@@ -346,11 +343,7 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
         expect(warnings(retry.stderr)).toEqual([]);
       }
     } finally {
-      await fetch(`${emulator.baseUrl}/_emulator/faults`, {
-        method: "PUT",
-        body: "{}",
-        headers: { "content-type": "application/json" },
-      });
+      await new Platform(emulator).setFaults({});
     }
     console.info(
       `two ups at once: one ran ${tally.oneWon}, both refused ${tally.bothRefused}, ran apart (not counted) ${tally.apart}`,
@@ -365,9 +358,7 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
     expect(exported.deployment.pending_operations ?? []).toEqual([]);
     const bucket = exported.deployment.resources.find((r) => r.type.endsWith(":Bucket"))!;
     expect(bucket.outputs?.["storageClass"]).toBe(storageClass);
-    const inventory = (await (await fetch(`${emulator.baseUrl}/_emulator/inventory`)).json()) as {
-      buckets: Array<{ name: string; storage_class: string }>;
-    };
+    const inventory = await new Platform(emulator).objects();
     expect(inventory.buckets.map((x) => x.name).sort()).toEqual([BUCKET, bucket.outputs?.["name"]].sort());
     // `pulumi preview --expect-no-changes`, from either working copy.
     for (const copy of [a, b]) {

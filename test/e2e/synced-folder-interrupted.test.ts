@@ -5,46 +5,35 @@
 // complete, with a preview showing no change. examples/site, its folder swapped for 600 files.
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Platform } from "../../scripts/soak/platform.mts";
-import { endAll, processTree, signal } from "../../scripts/soak/processes.mts";
-import { repairState, SoakStack } from "../../scripts/soak/stacks.mts";
-import { launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { endAll, processTree, signal } from "../soak/processes.mts";
+import { repairState, SoakStack } from "../soak/stacks.mts";
+import { providerConfig } from "../support/emulator.js";
+import { useExampleStack } from "../support/hooks.js";
 import { bucketRequests, listKeys } from "./support/objects.js";
-import { changesOtherThanSame, ExampleStack, type Config } from "./support/runner.js";
+import { changesOtherThanSame, type Config } from "../support/runner.js";
 import { accessFrom } from "./support/s3.js";
 
 const files = 600;
 
 describe("a SyncedFolder sync interrupted in the middle", () => {
-  let emulator: Emulator;
-  let platform: Platform;
-  let example: ExampleStack;
+  const site = useExampleStack("site", { config: () => ({}) });
   let config: Config;
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    platform = new Platform(emulator);
-    example = await ExampleStack.create("site", {});
-    const bulk = path.join(example.workDir, "bulk");
+    const bulk = path.join(site.stack.workDir, "bulk");
     for (let i = 0; i < files; i++) {
       const dir = path.join(bulk, `d${i % 10}`);
       await mkdir(dir, { recursive: true });
       await writeFile(path.join(dir, `f${i}.txt`), `file ${i}\n`.repeat(400));
     }
-    config = { ...providerConfig(emulator), "cloudplatform-site:sitePath": { value: "bulk" } };
-  });
-  afterAll(async () => {
-    await example?.dispose();
-    await emulator?.close();
+    config = { ...providerConfig(site.emulator), "cloudplatform-site:sitePath": { value: "bulk" } };
   });
 
   /** Every PUT of an object the emulator counted, all buckets together. */
   async function puts(): Promise<number> {
-    const stats = (await (await fetch(`${emulator.baseUrl}/_emulator/stats`)).json()) as {
-      s3Buckets?: Record<string, Record<string, number>>;
-    };
-    return Object.values(stats.s3Buckets ?? {}).reduce((n, b) => n + (b["PUT /{bucket}/{key}"] ?? 0), 0);
+    const stats = await site.platform.stats();
+    return Object.values(stats.s3Buckets).reduce((n, b) => n + (b["PUT /{bucket}/{key}"] ?? 0), 0);
   }
 
   /** The keys the progress logs of the stack's journal recorded as arrived. */
@@ -63,13 +52,13 @@ describe("a SyncedFolder sync interrupted in the middle", () => {
 
   it("the next `pulumi up` sends only what the killed run did not record, and completes the folder", async () => {
     const stack = new SoakStack(
-      example.workDir,
-      path.join(example.workDir, "..", "state-killed"),
+      site.stack.workDir,
+      path.join(site.stack.workDir, "..", "state-killed"),
       "e2e",
       "cloudplatform-site",
     );
     // Each request held back 40 ms: 600 uploads, 16 at a time, take a few seconds.
-    await platform.setFaults({ latencyMs: 40 });
+    await site.platform.setFaults({ latencyMs: 40 });
     const running = stack.start("up", config);
     let ended = false;
     void running.result.then(() => (ended = true));
@@ -83,7 +72,7 @@ describe("a SyncedFolder sync interrupted in the middle", () => {
     await Promise.all(tree.map((p) => signal(p, "SIGKILL")));
     await running.result;
     await endAll(tree);
-    await platform.clearFaults();
+    await site.platform.clearFaults();
     await repairState(stack.stateDir);
     if (await stack.isLocked()) expect((await stack.run("cancel", config)).ok).toBe(true);
 
@@ -105,9 +94,9 @@ describe("a SyncedFolder sync interrupted in the middle", () => {
     const keys = await listKeys({ ...access }, "site/d");
     expect(keys.length).toBe(files);
     expect(resumed.outputs?.["fileCount"]?.value).toBe(files);
-    const before = await bucketRequests(emulator, access.bucket);
+    const before = await bucketRequests(site.emulator, access.bucket);
     expect(changesOtherThanSame(await stack.run("preview", config))).toEqual({});
-    expect(await bucketRequests(emulator, access.bucket)).toEqual(before);
+    expect(await bucketRequests(site.emulator, access.bucket)).toEqual(before);
     expect((await stack.run("destroy", config)).ok).toBe(true);
   });
 });

@@ -7,9 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs } from "../support/tools.mts";
-import { emulatorStats, providerConfig, type Emulator } from "./support/emulator.js";
+import { type Emulator } from "../support/emulator.js";
+import { useEmulator, useExampleStack } from "../support/hooks.js";
+import { emulatorStats } from "../support/platform.mts";
 import { expectAtRest } from "./support/lifecycle.js";
-import { changesOtherThanSame, ExampleStack, opsOf, output, type RunResult } from "./support/runner.js";
+import { changesOtherThanSame, opsOf, output, type RunResult } from "../support/runner.js";
 import {
   balance,
   expectedPrice,
@@ -37,12 +39,12 @@ function numberOutput(result: RunResult, name: string): number {
 }
 
 describe("examples/transcript", needs(...transcriptTools), () => {
-  let emulator: Emulator;
+  const transcription = useEmulator(launchTranscriptEmulator);
+  const byUrl = useExampleStack("transcript", { on: transcription });
+  const byFile = useExampleStack("transcript", { on: transcription });
   let receiver: LoopbackReceiver;
   let mediaDir: string;
   let audioFile: string;
-  let urlStack: ExampleStack;
-  let fileStack: ExampleStack;
   let fromUrl: RunResult;
   let fromFile: RunResult;
 
@@ -50,20 +52,15 @@ describe("examples/transcript", needs(...transcriptTools), () => {
     mediaDir = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-transcript-media-"));
     await speak(path.join(mediaDir, "talk.wav"), "the quick brown fox jumps over the lazy dog");
     audioFile = await speak(path.join(mediaDir, "interview.wav"), "hello world this is a test of speech recognition");
-    [emulator, receiver] = await Promise.all([launchTranscriptEmulator(), LoopbackReceiver.start(mediaDir)]);
-    urlStack = await ExampleStack.create("transcript", providerConfig(emulator));
-    fileStack = await ExampleStack.create("transcript", providerConfig(emulator));
+    receiver = await LoopbackReceiver.start(mediaDir);
   });
   afterAll(async () => {
-    await urlStack?.dispose();
-    await fileStack?.dispose();
     await receiver?.close();
-    await emulator?.close();
     if (mediaDir) await rm(mediaDir, { recursive: true, force: true });
   });
 
   it("a URL served from loopback: up waits for the job and gives its text", async () => {
-    fromUrl = await urlStack.up(
+    fromUrl = await byUrl.stack.up(
       transcriptConfig({
         audioUrl: receiver.mediaUrl("talk.wav"),
         language: "en",
@@ -76,7 +73,7 @@ describe("examples/transcript", needs(...transcriptTools), () => {
     expect(output(fromUrl, "text").trim()).not.toBe("");
     // The job was polled to its end, and the wait was reported in the deployment's output.
     expect(fromUrl.stdout).toMatch(new RegExp(`job ${output(fromUrl, "transcriptId")} is done \\(waited \\d+s\\)`));
-    const onPlatform = await platformTranscript(emulator, output(fromUrl, "transcriptId"));
+    const onPlatform = await platformTranscript(transcription.emulator, output(fromUrl, "transcriptId"));
     expect(onPlatform).toMatchObject({ status: "done", text: output(fromUrl, "text") });
   });
 
@@ -86,19 +83,19 @@ describe("examples/transcript", needs(...transcriptTools), () => {
   });
 
   it("is at rest after up: preview, refresh and a second up change nothing and start no job", async () => {
-    const jobs = await jobsCreated(emulator);
-    await expectAtRest(urlStack);
-    const again = await urlStack.up();
+    const jobs = await jobsCreated(transcription.emulator);
+    await expectAtRest(byUrl.stack);
+    const again = await byUrl.stack.up();
     expect(changesOtherThanSame(again)).toEqual({});
     expect(output(again, "transcriptId")).toBe(output(fromUrl, "transcriptId"));
-    expect(await jobsCreated(emulator)).toBe(jobs);
+    expect(await jobsCreated(transcription.emulator)).toBe(jobs);
     expect(receiver.hooksAt("url")).toHaveLength(1);
   });
 
   it("a file upload: up gives the duration and the price per started minute", async () => {
-    const before = (await emulatorStats(emulator)).requests;
-    fromFile = await fileStack.up(transcriptConfig({ audioFile, language: "en" }));
-    const after = (await emulatorStats(emulator)).requests;
+    const before = (await emulatorStats(transcription.emulator)).requests;
+    fromFile = await byFile.stack.up(transcriptConfig({ audioFile, language: "en" }));
+    const after = (await emulatorStats(transcription.emulator)).requests;
     expect(output(fromFile, "status")).toBe("done");
     expect(output(fromFile, "text").trim()).not.toBe("");
     const seconds = numberOutput(fromFile, "audioDurationSeconds");
@@ -112,10 +109,10 @@ describe("examples/transcript", needs(...transcriptTools), () => {
 
   it("a changed file is planned as a replacement, and up makes a new transcript of it", async () => {
     await speak(audioFile, "seven green apples fell from the old tree");
-    const preview = await fileStack.preview(transcriptConfig({ language: "en" }));
+    const preview = await byFile.stack.preview(transcriptConfig({ language: "en" }));
     expect(opsOf(preview, "talk")).toContain("replace");
 
-    const replaced = await fileStack.up(transcriptConfig({ language: "en" }));
+    const replaced = await byFile.stack.up(transcriptConfig({ language: "en" }));
     expect(output(replaced, "status")).toBe("done");
     expect(output(replaced, "transcriptId")).not.toBe(output(fromFile, "transcriptId"));
     expect(output(replaced, "text")).not.toBe(output(fromFile, "text"));
@@ -123,22 +120,22 @@ describe("examples/transcript", needs(...transcriptTools), () => {
   });
 
   it("changing only webhookUrl is an in-place update that starts no job", async () => {
-    const jobs = await jobsCreated(emulator);
+    const jobs = await jobsCreated(transcription.emulator);
     const hooked = transcriptConfig({ language: "en", webhookUrl: receiver.hookUrl("file") });
-    const preview = await fileStack.preview(hooked);
+    const preview = await byFile.stack.preview(hooked);
     expect(opsOf(preview, "talk")).toEqual(["update"]);
 
-    const updated = await fileStack.up(hooked);
+    const updated = await byFile.stack.up(hooked);
     expect(updated.changes).toMatchObject({ update: 1 });
     expect(output(updated, "transcriptId")).toBe(output(fromFile, "transcriptId"));
-    expect(await jobsCreated(emulator)).toBe(jobs);
+    expect(await jobsCreated(transcription.emulator)).toBe(jobs);
     expect(receiver.hooksAt("file")).toEqual([]);
   });
 
   it("bad input fails at preview naming the resource and the property, with no write", async () => {
-    const before = await emulatorStats(emulator);
+    const before = await emulatorStats(transcription.emulator);
 
-    const badLanguage = await fileStack.previewFailing(transcriptConfig({ language: "xx" }));
+    const badLanguage = await byFile.stack.previewFailing(transcriptConfig({ language: "xx" }));
     expect(badLanguage.ok).toBe(false);
     expect(badLanguage.error).toMatch(/Transcript "talk"/);
     expect(badLanguage.error).toMatch(/language/);
@@ -147,21 +144,21 @@ describe("examples/transcript", needs(...transcriptTools), () => {
     const glossary = JSON.stringify(
       Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`term${i}`, `Term ${i}`])),
     );
-    const bigGlossary = await fileStack.previewFailing(transcriptConfig({ language: "en", glossary }));
+    const bigGlossary = await byFile.stack.previewFailing(transcriptConfig({ language: "en", glossary }));
     expect(bigGlossary.ok).toBe(false);
     expect(bigGlossary.error).toMatch(/Transcript "talk"/);
     expect(bigGlossary.error).toMatch(/glossary/);
     expect(bigGlossary.error).toContain("101 entries");
 
-    const after = await emulatorStats(emulator);
+    const after = await emulatorStats(transcription.emulator);
     expect(after.writes).toBe(before.writes);
     expect(after.requests).toEqual(before.requests);
   });
 
   it("a job the balance cannot pay for fails up with insufficient_balance and what to do; nothing done is stored for it", async () => {
-    await setBalance(emulator, 0);
+    await setBalance(transcription.emulator, 0);
     await speak(audioFile, "a third recording that nobody will pay for");
-    const failure = await fileStack.up(transcriptConfig({ language: "en" }), [transcriptKey("glossary")]).then(
+    const failure = await byFile.stack.up(transcriptConfig({ language: "en" }), [transcriptKey("glossary")]).then(
       () => "",
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
@@ -169,24 +166,24 @@ describe("examples/transcript", needs(...transcriptTools), () => {
     expect(failure).toMatch(/Add funds or enable auto-recharge/);
     const failedId = /transcription job (tr_[A-Za-z0-9_-]+) failed/.exec(failure)?.[1];
     expect(failedId, failure).toBeDefined();
-    expect(await platformTranscript(emulator, failedId!)).toMatchObject({ status: "error" });
-    expect(await balance(emulator)).toBe(0);
+    expect(await platformTranscript(transcription.emulator, failedId!)).toMatchObject({ status: "error" });
+    expect(await balance(transcription.emulator)).toBe(0);
 
     // The replacement failed, so the state still holds the earlier transcript only.
-    const transcripts = await transcriptsInState(fileStack);
+    const transcripts = await transcriptsInState(byFile.stack);
     expect(transcripts.map((t) => t.outputs?.transcriptId)).toEqual([output(fromFile, "transcriptId")]);
     expect(transcripts.filter((t) => t.outputs?.status === "done" && t.outputs?.transcriptId === failedId)).toEqual([]);
   });
 
   it("destroy removes the transcripts from the state without touching the balance", async () => {
-    await setBalance(emulator, 5);
-    const jobs = await jobsCreated(emulator);
-    for (const stack of [urlStack, fileStack]) {
+    await setBalance(transcription.emulator, 5);
+    const jobs = await jobsCreated(transcription.emulator);
+    for (const stack of [byUrl.stack, byFile.stack]) {
       const destroyed = await stack.destroy();
       expect(destroyed.changes?.delete ?? 0).toBeGreaterThan(0);
       expect(await transcriptsInState(stack)).toEqual([]);
     }
-    expect(await balance(emulator)).toBe(5);
-    expect(await jobsCreated(emulator)).toBe(jobs);
+    expect(await balance(transcription.emulator)).toBe(5);
+    expect(await jobsCreated(transcription.emulator)).toBe(jobs);
   });
 });

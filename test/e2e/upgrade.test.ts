@@ -8,10 +8,11 @@
 import { appendFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorState, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useExampleStack } from "../support/hooks.js";
+import { emulatorState } from "../support/platform.mts";
+import { changesOtherThanSame, output, type RunResult } from "../support/runner.js";
 import { bucketRequests, requestsBetween } from "./support/objects.js";
-import { changesOtherThanSame, ExampleStack, output, type RunResult } from "./support/runner.js";
 import { accessFrom, roundTrip, type S3Access } from "./support/s3.js";
 
 interface StateResource {
@@ -42,25 +43,18 @@ function asWrittenBefore(exported: string, stack: string): string {
 }
 
 describe("a stack written before the provider text named its resources", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const lifecycle = useExampleStack("credential-lifecycle");
   let accessKeyId: string;
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-    const up = await stack.up();
+    const up = await lifecycle.stack.up();
     accessKeyId = output(up, "accessKeyId");
-    const exported = await stack.exportState();
-    await stack.importState(asWrittenBefore(exported, "organization/cloudplatform-credential-lifecycle/e2e"));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
+    const exported = await lifecycle.stack.exportState();
+    await lifecycle.stack.importState(asWrittenBefore(exported, "organization/cloudplatform-credential-lifecycle/e2e"));
   });
 
   it("holds the old shape after the import (the test's premise)", async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const bucket = state.deployment.resources.find((r) => r.type.endsWith(":Bucket"));
     expect(bucket?.outputs).toMatchObject({
       __logicalName: "uploads",
@@ -70,74 +64,67 @@ describe("a stack written before the provider text named its resources", () => {
   });
 
   it("plans no change, and the up after it changes nothing", async () => {
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
-    expect(changesOtherThanSame(await stack.up())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.up())).toEqual({});
   });
 
   it("refreshes through the old text the outputs still hold, finding no drift", async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
     // A `same` step keeps the old outputs: their text is the per-type shim line, read by its host keys.
     expect(String(credential?.outputs?.["__provider"])).toContain("shims/bucketCredentialProvider");
     expect(String(credential?.inputs?.["__provider"])).toContain('.of("BucketCredential","uploader",');
-    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.refresh())).toEqual({});
   });
 
   it("deactivates and rotates in place, and writes the state in the new shape", async () => {
-    const deactivated = await stack.up({ "cloudplatform-credential-lifecycle:active": { value: "false" } });
+    const deactivated = await lifecycle.stack.up({ "cloudplatform-credential-lifecycle:active": { value: "false" } });
     expect(deactivated.changes).toMatchObject({ update: 1 });
-    const rotated = await stack.up({
+    const rotated = await lifecycle.stack.up({
       "cloudplatform-credential-lifecycle:active": { value: "true" },
       "cloudplatform-credential-lifecycle:rotation": { value: "2" },
     });
     expect(output(rotated, "accessKeyId")).toBe(accessKeyId);
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     const credential = state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"));
     expect(Object.keys(credential?.outputs ?? {}).filter((k) => k.startsWith("__"))).toEqual(["__provider"]);
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
   });
 
   it("destroys through the old text of the bucket's outputs, leaving the emulator empty", async () => {
-    const destroyed = await stack.destroy();
+    const destroyed = await lifecycle.stack.destroy();
     expect(destroyed.changes?.delete ?? 0).toBe(3);
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+    expect(await emulatorState(lifecycle.emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
 
 describe("a stack written before secrets had fingerprints", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const lifecycle = useExampleStack("credential-lifecycle");
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("credential-lifecycle", providerConfig(emulator));
-    await stack.up();
+    await lifecycle.stack.up();
     // The state as the version before wrote it: no secretFingerprint among the credential's outputs.
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     for (const r of state.deployment.resources.filter(ours)) delete r.outputs?.["secretFingerprint"];
-    await stack.importState(JSON.stringify(state));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
+    await lifecycle.stack.importState(JSON.stringify(state));
   });
 
   const fingerprintOf = async () => {
-    const state = JSON.parse(await stack.exportState()) as Exported;
+    const state = JSON.parse(await lifecycle.stack.exportState()) as Exported;
     return state.deployment.resources.find((r) => r.type.endsWith(":BucketCredential"))?.outputs?.["secretFingerprint"];
   };
 
   it("shows no change on preview, up or refresh, and keeps the state as it was", async () => {
     expect(await fingerprintOf()).toBeUndefined();
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
-    expect(changesOtherThanSame(await stack.up())).toEqual({});
-    expect(changesOtherThanSame(await stack.refresh())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.up())).toEqual({});
+    expect(changesOtherThanSame(await lifecycle.stack.refresh())).toEqual({});
     expect(await fingerprintOf()).toBeUndefined();
   });
 
   it("gets its fingerprint with the next change of the secret", async () => {
-    const rotated = await stack.up({ "cloudplatform-credential-lifecycle:rotation": { value: "2" } });
+    const rotated = await lifecycle.stack.up({ "cloudplatform-credential-lifecycle:rotation": { value: "2" } });
     expect(rotated.changes).toMatchObject({ update: 1 });
     expect(await fingerprintOf()).toMatch(/^[0-9a-f]{16}$/);
     expect(await roundTrip(accessFrom(rotated))).toBe("ok");
@@ -168,29 +155,22 @@ const folderOf = (exported: string) =>
   (JSON.parse(exported) as Exported).deployment.resources.find((r) => r.type.endsWith(":SyncedFolder"));
 
 describe("a SyncedFolder whose manifest the state holds as two maps", () => {
-  let emulator: Emulator;
-  let stack: ExampleStack;
+  const site = useExampleStack("site");
   let access: S3Access;
 
   beforeAll(async () => {
-    emulator = await launchEmulator();
-    stack = await ExampleStack.create("site", providerConfig(emulator));
-    access = accessFrom(await stack.up());
-    await stack.importState(withManifestMaps(await stack.exportState()));
-  });
-  afterAll(async () => {
-    await stack?.dispose();
-    await emulator?.close();
+    access = accessFrom(await site.stack.up());
+    await site.stack.importState(withManifestMaps(await site.stack.exportState()));
   });
 
   async function counted(op: () => Promise<RunResult>) {
-    const before = await bucketRequests(emulator, access.bucket);
+    const before = await bucketRequests(site.emulator, access.bucket);
     const result = await op();
-    return { result, requests: requestsBetween(before, await bucketRequests(emulator, access.bucket)) };
+    return { result, requests: requestsBetween(before, await bucketRequests(site.emulator, access.bucket)) };
   }
 
   it("holds the old shape after the import (the test's premise)", async () => {
-    const folder = folderOf(await stack.exportState());
+    const folder = folderOf(await site.stack.exportState());
     expect(Object.keys(folder?.outputs ?? {})).toEqual(expect.arrayContaining(["files", "etags"]));
     expect(folder?.outputs).not.toHaveProperty("manifest");
     expect(folder?.inputs).not.toHaveProperty("manifestDigest");
@@ -198,43 +178,43 @@ describe("a SyncedFolder whose manifest the state holds as two maps", () => {
   });
 
   it("plans no change and sends nothing, nor does the up after it", async () => {
-    const preview = await counted(() => stack.preview());
+    const preview = await counted(() => site.stack.preview());
     expect(changesOtherThanSame(preview.result)).toEqual({});
     expect(preview.requests).toEqual({});
-    const up = await counted(() => stack.up());
+    const up = await counted(() => site.stack.up());
     expect(changesOtherThanSame(up.result)).toEqual({});
     expect(up.requests).toEqual({});
   });
 
   it("sends exactly the edited file, and writes the manifest as one string", async () => {
-    await appendFile(path.join(stack.workDir, "www", "robots.txt"), "Disallow: /old/\n");
-    const up = await counted(() => stack.up());
+    await appendFile(path.join(site.stack.workDir, "www", "robots.txt"), "Disallow: /old/\n");
+    const up = await counted(() => site.stack.up());
     expect(up.requests).toEqual({ "PUT /{bucket}/{key}": 1 });
-    const folder = folderOf(await stack.exportState());
+    const folder = folderOf(await site.stack.exportState());
     expect(folder?.outputs).not.toHaveProperty("files");
     expect(folder?.outputs).not.toHaveProperty("etags");
     expect(folder?.inputs).not.toHaveProperty("files");
     expect(String(folder?.outputs?.["manifest"])).toMatch(/^1:/);
     expect(folder?.inputs?.["manifestDigest"]).toMatch(/^4 files, sha256:[0-9a-f]{64}$/);
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await site.stack.preview())).toEqual({});
   });
 
   it("refreshes a state of the old shape without showing a change, and writes the new shape", async () => {
-    await stack.importState(withManifestMaps(await stack.exportState()));
-    const refresh = await counted(() => stack.refresh());
+    await site.stack.importState(withManifestMaps(await site.stack.exportState()));
+    const refresh = await counted(() => site.stack.refresh());
     expect(changesOtherThanSame(refresh.result)).toEqual({});
     expect(refresh.requests).toEqual({ "GET /{bucket}?list-type=2": 1, "HEAD /{bucket}/{key}": 1 });
-    const folder = folderOf(await stack.exportState());
+    const folder = folderOf(await site.stack.exportState());
     expect(String(folder?.outputs?.["manifest"])).toMatch(/^1:/);
     expect(folder?.outputs).not.toHaveProperty("files");
-    expect(changesOtherThanSame(await stack.preview())).toEqual({});
+    expect(changesOtherThanSame(await site.stack.preview())).toEqual({});
   });
 
   it("destroys every object the old manifest named, one DELETE each", async () => {
-    await stack.importState(withManifestMaps(await stack.exportState()));
-    const destroyed = await counted(() => stack.destroy());
+    await site.stack.importState(withManifestMaps(await site.stack.exportState()));
+    const destroyed = await counted(() => site.stack.destroy());
     // The folder's 4 files and the settings object: forceDestroy then finds the bucket empty.
     expect(destroyed.requests["DELETE /{bucket}/{key}"]).toBe(5);
-    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, objects: 0 });
+    expect(await emulatorState(site.emulator)).toMatchObject({ buckets: 0, objects: 0 });
   });
 });

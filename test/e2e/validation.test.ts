@@ -1,26 +1,14 @@
 // Bad input fails at preview, names the resource and the property, and never reaches the API.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emulatorStats, launchEmulator, providerConfig, type Emulator } from "./support/emulator.js";
-import { ExampleStack, type Config } from "./support/runner.js";
+import { describe, expect, it } from "vitest";
+import { useEmulator, useExampleStack } from "../support/hooks.js";
+import { emulatorStats } from "../support/platform.mts";
+import { ExampleStack, type Config } from "../support/runner.js";
 
 describe("validation at preview", () => {
-  let emulator: Emulator;
-  let quickstart: ExampleStack;
-  let dns: ExampleStack;
-  let transcript: ExampleStack;
-
-  beforeAll(async () => {
-    emulator = await launchEmulator();
-    quickstart = await ExampleStack.create("quickstart", providerConfig(emulator));
-    dns = await ExampleStack.create("dns", providerConfig(emulator));
-    transcript = await ExampleStack.create("transcript", providerConfig(emulator));
-  });
-  afterAll(async () => {
-    await quickstart?.dispose();
-    await dns?.dispose();
-    await transcript?.dispose();
-    await emulator?.close();
-  });
+  const shared = useEmulator();
+  const quickstart = useExampleStack("quickstart", { on: shared });
+  const dns = useExampleStack("dns", { on: shared });
+  const transcript = useExampleStack("transcript", { on: shared });
 
   const cases: Array<{
     what: string;
@@ -32,7 +20,7 @@ describe("validation at preview", () => {
   }> = [
     {
       what: "an invalid bucket name",
-      stack: () => quickstart,
+      stack: () => quickstart.stack,
       config: { "cloudplatform-quickstart:bucketName": { value: "Bad_Bucket..Name" } },
       resource: "media",
       property: "name",
@@ -40,7 +28,7 @@ describe("validation at preview", () => {
     },
     {
       what: "an unknown storage class",
-      stack: () => quickstart,
+      stack: () => quickstart.stack,
       config: { "cloudplatform-quickstart:storageClass": { value: "Glacier" } },
       resource: "media",
       property: "storageClass",
@@ -48,7 +36,7 @@ describe("validation at preview", () => {
     },
     {
       what: "a malformed domain",
-      stack: () => dns,
+      stack: () => dns.stack,
       config: { "cloudplatform-dns:zoneName": { value: "not a domain..com" } },
       resource: "main",
       property: "name",
@@ -56,7 +44,7 @@ describe("validation at preview", () => {
     },
     {
       what: "an empty bucket name (which would otherwise pass as no name)",
-      stack: () => quickstart,
+      stack: () => quickstart.stack,
       config: { "cloudplatform-quickstart:bucketName": { value: "" } },
       resource: "media",
       property: "name",
@@ -64,7 +52,7 @@ describe("validation at preview", () => {
     },
     {
       what: "a transcript source file that does not exist, naming source rather than a {<nil>} value",
-      stack: () => transcript,
+      stack: () => transcript.stack,
       config: { "cloudplatform-transcript:audioFile": { value: "media/missing.wav" } },
       resource: "talk",
       property: "source",
@@ -74,16 +62,16 @@ describe("validation at preview", () => {
 
   for (const c of cases) {
     it(`rejects ${c.what} at preview without any write`, async () => {
-      const before = await emulatorStats(emulator);
+      const before = await emulatorStats(shared.emulator);
       const preview = await c.stack().previewFailing(c.config);
       expect(preview.ok).toBe(false);
       const message = preview.error ?? "";
       expect(message).toMatch(new RegExp(`['"]${c.resource}['"]`));
       expect(message).toContain(c.property);
       expect(message).toContain(c.hint);
-      expect(message).not.toContain(emulator.apiKey);
+      expect(message).not.toContain(shared.emulator.apiKey);
       expect(message).not.toContain("<nil>");
-      const after = await emulatorStats(emulator);
+      const after = await emulatorStats(shared.emulator);
       expect(after.writes).toBe(before.writes);
     });
   }

@@ -13,7 +13,7 @@ import { TOOLS, toolNames } from "../support/tools.mts";
 const repoRoot = path.resolve(__dirname, "..", "..");
 
 /** Where test code lives (vitest.config.mts's projects and what they import). */
-const testRoots = ["test", "emulator/test", "scripts/soak"];
+const testRoots = ["test", "emulator/test"];
 /** The gate itself: the one place that may start these programs. */
 const gateFile = "test/support/tools.mts";
 

@@ -1,9 +1,9 @@
 // An `up` SIGKILLed in the middle, as the tests of interrupted deployments make one (README, "When a
-// deployment is interrupted"), with the soak's own pieces (scripts/soak).
+// deployment is interrupted"), with the soak's own pieces (test/soak).
 import { expect } from "vitest";
-import type { Faults, Platform } from "../../../scripts/soak/platform.mts";
-import { processTree, signal, waitGone, type Proc } from "../../../scripts/soak/processes.mts";
-import { repairState, type Config, type SoakStack } from "../../../scripts/soak/stacks.mts";
+import type { Faults, Platform } from "../../support/platform.mts";
+import { processTree, signal, waitGone, type Proc } from "../../soak/processes.mts";
+import { repairState, type Config, type SoakStack } from "../../soak/stacks.mts";
 
 export interface Kill {
   readonly platform: Platform;

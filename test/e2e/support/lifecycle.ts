@@ -1,7 +1,8 @@
 // Checks every example goes through: a deployed stack is at rest, and destroy leaves nothing behind.
 import { expect } from "vitest";
-import { emulatorState, type Emulator } from "./emulator.js";
-import { changesOtherThanSame, type ExampleStack } from "./runner.js";
+import { type Emulator } from "../../support/emulator.js";
+import { emulatorState } from "../../support/platform.mts";
+import { changesOtherThanSame, type ExampleStack } from "../../support/runner.js";
 
 /** A preview right after up plans nothing, and a refresh finds no drift. */
 export async function expectAtRest(stack: ExampleStack): Promise<void> {

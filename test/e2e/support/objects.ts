@@ -13,15 +13,14 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { runProgram } from "../../support/tools.mjs";
-import type { Emulator } from "./emulator.js";
+import type { Emulator } from "../../support/emulator.js";
 import type { S3Access } from "./s3.js";
+import { emulatorStats } from "../../support/platform.mts";
 
 /** The S3 requests the emulator counted for `bucket`, by route template. */
 export async function bucketRequests(emulator: Emulator, bucket: string): Promise<Record<string, number>> {
-  const stats = (await (await fetch(`${emulator.baseUrl}/_emulator/stats`)).json()) as {
-    s3Buckets?: Record<string, Record<string, number>>;
-  };
-  return { ...stats.s3Buckets?.[bucket] };
+  const stats = await emulatorStats(emulator);
+  return { ...stats.s3Buckets[bucket] };
 }
 
 /** The requests counted between two snapshots, zero counts left out. */

@@ -1,7 +1,7 @@
 // examples/rotation as its tests drive it: its config keys, and the pairs an S3 client takes from
 // its outputs.
 import type { Pair } from "../../../scripts/lib/s3-reader.mts";
-import { output, type Config, type RunResult } from "./runner.js";
+import { output, type Config, type RunResult } from "../../support/runner.js";
 
 const project = "cloudplatform-rotation";
 

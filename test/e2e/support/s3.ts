@@ -1,6 +1,6 @@
 // S3 calls made with a stack's outputs, as a user of the credential would make them.
 import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import { output, type RunResult } from "./runner.js";
+import { output, type RunResult } from "../../support/runner.js";
 
 export interface S3Access {
   readonly endpoint: string;

@@ -8,9 +8,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { silentLogger, startEmulator } from "../../../emulator/src/index.js";
-import type { Emulator } from "./emulator.js";
+import type { Emulator } from "../../support/emulator.js";
 import { runProgram, type Tool } from "../../support/tools.mts";
-import type { Config, ExampleStack } from "./runner.js";
+import type { Config, ExampleStack } from "../../support/runner.js";
+import { Platform } from "../../support/platform.mts";
 
 /**
  * espeak-ng makes the speech; the emulator converts it with ffmpeg and transcribes it with
@@ -121,18 +122,12 @@ export class LoopbackReceiver {
   }
 }
 
-export async function balance(emulator: Emulator): Promise<number> {
-  const response = await fetch(`${emulator.baseUrl}/_emulator/balance`);
-  return ((await response.json()) as { balance_usd: number }).balance_usd;
+export function balance(emulator: Emulator): Promise<number> {
+  return new Platform(emulator).balance();
 }
 
-export async function setBalance(emulator: Emulator, usd: number): Promise<void> {
-  const response = await fetch(`${emulator.baseUrl}/_emulator/balance`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ balance_usd: usd }),
-  });
-  if (!response.ok) throw new Error(`PUT /_emulator/balance answered ${response.status}`);
+export function setBalance(emulator: Emulator, usd: number): Promise<void> {
+  return new Platform(emulator).setBalance(usd);
 }
 
 /** A transcript as the platform reports it, read with the dashboard token. */

@@ -5,7 +5,11 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { startEmulatorProcess, type EmulatorEndpoints, type RunningEmulator } from "../lib/emulator-process.mts";
+import {
+  startEmulatorProcess,
+  type EmulatorEndpoints,
+  type RunningEmulator,
+} from "../../scripts/lib/emulator-process.mts";
 import { watchChild } from "./processes.mts";
 import type { Random } from "./random.mts";
 import type { EmulatorCycle, SituationResult } from "./report.mts";

@@ -1,23 +1,10 @@
-// One real emulator per test file, plus the views tests take of it: its inspection endpoints
-// (docs/api-contract.md §9) and the management API called directly, as someone outside Pulumi would.
-import { silentLogger, startEmulator, type RunningEmulator } from "../../../emulator/src/index.js";
-import { Host } from "../../../provider/host.js";
+// One real emulator per test file, and the management API called directly, as someone outside Pulumi
+// would. Its inspection endpoints (docs/api-contract.md §9): test/support/platform.mts.
+import { silentLogger, startEmulator, type RunningEmulator } from "../../emulator/src/index.js";
+import { Host } from "../../provider/host.js";
 import type { Config } from "./runner.js";
 
 export type Emulator = RunningEmulator;
-
-export interface EmulatorState {
-  readonly buckets: number;
-  readonly objects: number;
-  readonly credentials: number;
-  readonly zones: number;
-  readonly transcripts: number;
-}
-
-export interface EmulatorStats {
-  readonly requests: Record<string, number>;
-  readonly writes: number;
-}
 
 export function launchEmulator(): Promise<Emulator> {
   return startEmulator({ logger: silentLogger });
@@ -43,20 +30,6 @@ export function hostFor(emulator: Emulator): Host {
   const host = new Host({ logger: { info: () => undefined, warn: () => undefined, debug: () => undefined } });
   host.configure({ "cloudplatform:baseUrl": emulator.baseUrl, "cloudplatform:apiKey": emulator.apiKey });
   return host;
-}
-
-async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${new URL(url).pathname} answered ${response.status}`);
-  return (await response.json()) as T;
-}
-
-export function emulatorState(emulator: Emulator): Promise<EmulatorState> {
-  return getJson(`${emulator.baseUrl}/_emulator/state`);
-}
-
-export function emulatorStats(emulator: Emulator): Promise<EmulatorStats> {
-  return getJson(`${emulator.baseUrl}/_emulator/stats`);
 }
 
 /** The management API as a person with the dashboard token would use it (never the API key: a test may rotate it). */

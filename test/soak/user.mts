@@ -5,8 +5,8 @@
 // config `adoptBuckets`). Each of those is a manual step. Then `destroy`, again until it succeeds.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { engineEnv } from "../lib/runner.mts";
-import type { RunResult } from "../lib/runner.mts";
+import { engineEnv } from "../../scripts/lib/runner.mts";
+import type { RunResult } from "../../scripts/lib/runner.mts";
 import {
   compare,
   conflictingObjects,
@@ -18,7 +18,7 @@ import {
   type Holdings,
   type KindCounts,
 } from "./compare.mts";
-import type { Faults, Platform } from "./platform.mts";
+import type { Faults, Platform } from "../support/platform.mts";
 import {
   errorSummary,
   isConflictError,

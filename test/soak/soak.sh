@@ -3,8 +3,8 @@
 # CLI are there and the project is built, then runs the harness.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# shellcheck source=../lib/toolchain.sh
+# shellcheck source=../../scripts/lib/toolchain.sh
 . "$repo_root/scripts/lib/toolchain.sh"
 
 ensure_toolchain
-exec node "$repo_root/scripts/soak/soak.mts" "$@"
+exec node "$repo_root/test/soak/soak.mts" "$@"

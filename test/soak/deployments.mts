@@ -3,7 +3,7 @@
 // then destroy, then what is left.
 import path from "node:path";
 import { declaredCreates, noCounts, type Declaration } from "./compare.mts";
-import type { Faults, Platform } from "./platform.mts";
+import type { Faults, Platform } from "../support/platform.mts";
 import { endAll, endLater, processTree, signal, waitGone, type Proc } from "./processes.mts";
 import type { Random } from "./random.mts";
 import type { DeployRound, KillRecord, SituationName, SituationResult } from "./report.mts";

@@ -5,9 +5,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 // Types only (erased at run time): vitest never loads the runner's modules, which run in children.
-import type { ConfigEntry, RunResult, Step } from "../../../scripts/lib/runner.mts";
+import type { ConfigEntry, RunResult, Step } from "../../scripts/lib/runner.mts";
 
-const repoRoot = path.resolve(__dirname, "..", "..", "..");
+const repoRoot = path.resolve(__dirname, "..", "..");
 const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
 
 export type { ConfigEntry, RunResult, Step };

@@ -4,11 +4,11 @@
 import { spawn } from "node:child_process";
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ConfigEntry, Operation, RunResult } from "../lib/runner.mts";
+import { repoRoot } from "../../scripts/lib/paths.mts";
+import type { ConfigEntry, Operation, RunResult } from "../../scripts/lib/runner.mts";
 import { watchRoot } from "./processes.mts";
 
-const runnerCli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "lib", "runner-cli.mts");
+const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
 
 export type Config = Readonly<Record<string, ConfigEntry>>;
 
