@@ -295,7 +295,8 @@ export const objectsSuite: Suite = {
       await writeRandom(file, 1024 * 1024 * 1024);
       const key = await bucketWithKey(emulator, "object-bench");
       awsEnv(key);
-      const api = path.join(repoRoot, "bin/provider/resources/bucket-object/api.js");
+      // The idle baseline: Node with the S3 SDK loaded, as the provider loads it (provider/s3-client.ts).
+      const s3ClientModule = path.join(repoRoot, "bin/provider/s3-client.js");
       for (let round = 1; round <= options.rounds; round++) {
         let providerSeconds = 0;
         let cliSeconds = 0;
@@ -327,8 +328,9 @@ export const objectsSuite: Suite = {
               ])
             ).seconds;
           } else {
-            idleRssMiB = (await measureProcess(process.execPath, ["-e", `require(${JSON.stringify(api)}).s3Sdk()`]))
-              .maxRssMiB;
+            idleRssMiB = (
+              await measureProcess(process.execPath, ["-e", `require(${JSON.stringify(s3ClientModule)}).s3Sdk()`])
+            ).maxRssMiB;
           }
         }
         const r = { round, providerSeconds, cliSeconds, providerRssMiB, idleRssMiB };
