@@ -6,7 +6,8 @@
 // folder with the packages from vendor/ (neither is on the npm registry), a pull request (check,
 // preview and its summary), the merge (check, up), a scheduled drift check passing, a credential
 // deactivated behind Pulumi's back, the check failing with the drift named and the state untouched,
-// why --preview-only, a fix (up), the check passing again, `up` waiting out a lock held by someone
+// why --preview-only, a fix (up), the check passing again, a zone and a bucket deleted by hand
+// (named, re-created by up), `up` waiting out a lock held by someone
 // else, the check with a broken state pair and with a revoked API key (could not run, never drift); the
 // concurrency groups read from the file; no secret in any log, summary or state.
 //
@@ -525,6 +526,28 @@ describe("examples/gitops: the pipeline of an infra repository, run from its wor
     expect(drift.summary).toContain("### No drift");
   });
 
+  it("a zone and the bucket deleted by hand: the check names both as gone, up puts them back, the check passes", async () => {
+    const inventory = await new Platform(platform).objects();
+    const assets = inventory.buckets.find((b) => b.name !== STATE_BUCKET)!;
+    for (const at of [`/object-storage/buckets/${assets.id}`, `/dns/zones/${inventory.zones[0]!.id}`]) {
+      expect((await management(platform, "DELETE", at)).status, at).toBeLessThan(300);
+    }
+    const before = await digest();
+    const drift = job(await pipeline(schedule), "drift");
+    expect(drift.ok).toBe(false);
+    expect(drift.summary).toContain("### Drift: `prod` differs from what the platform holds");
+    expect(drift.summary).toMatch(/- pulumi-nodejs:dynamic\/cloudplatform:DnsZone: \(delete\)/);
+    expect(drift.summary).toMatch(/- pulumi-nodejs:dynamic\/cloudplatform:Bucket: \(delete\)/);
+    expect(await digest()).toBe(before);
+
+    const up = job(await pipeline(merge), "up");
+    expect(up.ok, failure(up)).toBe(true);
+    expect(up.summary).toMatch(/\+ 3 created/);
+    expect(await stackObjects()).toEqual({ buckets: 1, credentials: 1, zones: 1 });
+    const again = job(await pipeline(schedule), "drift");
+    expect(again.ok, failure(again)).toBe(true);
+  });
+
   it("up waits while someone else holds the stack's lock (a maintainer's `pulumi up` by hand), then applies", async () => {
     const lock = `.pulumi/locks/organization/site-infra/prod/${randomUUID()}.json`;
     const client = stateClient();
@@ -590,6 +613,6 @@ describe("examples/gitops: the pipeline of an infra repository, run from its wor
         expect(result.summary.includes(secret), result.id).toBe(false);
       }
     }
-    expect(jobs.length).toBeGreaterThanOrEqual(13);
+    expect(jobs.length).toBeGreaterThanOrEqual(16);
   });
 });
