@@ -12,9 +12,9 @@
 // concurrency groups read from the file; no secret in any log, summary or state.
 //
 // What stands in for GitHub: the `uses:` steps (the checkout is the fresh copy; the setup's `npm ci`
-// is the README's `npm install` of the set-up, its node_modules linked into each checkout, and the
-// Pulumi CLI v3.259.0 on PATH) and the Node.js language host, which these machines lack
-// (support/language-host.mts). The README's lines that pack the two tarballs from a checkout are
+// is run once, as the action writes it, in a clone of what the set-up committed, and its
+// node_modules linked into each checkout; the Pulumi CLI v3.259.0 is put on PATH) and the Node.js
+// language host, which these machines lack (support/language-host.mts). The README's lines that pack the two tarballs from a checkout are
 // replaced by copies of the tarballs this run packed with the same `npm pack` (support/packages.ts).
 import {
   DeleteObjectCommand,
@@ -25,7 +25,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { access, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -201,7 +201,8 @@ beforeAll(async () => {
   repository = path.join(scratch, "repository");
   options = {
     repository,
-    nodeModules: path.join(repository, "node_modules"),
+    // What the setup's `npm ci` installs in a clone of the committed repository (the set-up's test).
+    nodeModules: path.join(scratch, "clone", "node_modules"),
     path: plainPath([hostDir, binDir]),
     secrets: {
       // docs/state-backend.md §2: path-style, us-east-1; disableSSL for the emulator's http:// only.
@@ -213,8 +214,7 @@ beforeAll(async () => {
     },
     uses: {
       "actions/checkout@v6": "the job's fresh copy of the repository",
-      "./.github/actions/setup":
-        "Node.js 24, node_modules of the README's npm install, the Pulumi CLI v3.259.0 on PATH",
+      "./.github/actions/setup": "Node.js 24, node_modules of its npm ci in a clone, the Pulumi CLI v3.259.0 on PATH",
     },
     scratch,
   };
@@ -358,6 +358,11 @@ describe("examples/gitops: the pipeline of an infra repository, run from its wor
     expect(path.basename(tarballs.provider)).toBe("pulumi-cloudplatform-0.1.0.tgz");
     expect(path.basename(tarballs.emulator)).toBe("cloudplatform-emulator-0.1.0.tgz");
 
+    const setup = await readYaml<{ runs: { steps: Array<{ name?: string; run?: string }> } }>(
+      path.join(example, ".github", "actions", "setup", "action.yml"),
+    );
+    const setupInstall = setup.runs.steps.find((step) => step.name === "npm ci")?.run;
+    if (setupInstall === undefined) throw new Error("the setup action has no npm ci step");
     const blocks = await readmeBlocks("Set it up once", "examples/gitops/README.md", 2);
     expect(blocks.map((b) => b.language)).toEqual(["sh", "sh"]);
     const values = { repository: repoRoot, baseUrl: platform.baseUrl, s3Url: platform.s3Url };
@@ -415,6 +420,13 @@ describe("examples/gitops: the pipeline of an infra repository, run from its wor
       ]),
     );
     expect(committed.filter((file) => file.startsWith("node_modules/"))).toEqual([]);
+    // A runner's checkout holds only what is committed: the setup's `npm ci` installs from it alone.
+    const clone = path.join(scratch, "clone");
+    await run("git", ["clone", "--quiet", repository, clone]);
+    await run("bash", ["-c", setupInstall], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024, timeout: 300_000 });
+    for (const installed of ["pulumi-cloudplatform/package.json", ".bin/cloudplatform-emulator"]) {
+      await access(path.join(clone, "node_modules", installed));
+    }
 
     const stackFile = await readYaml<{ encryptionsalt?: string; config: Record<string, string> }>(
       path.join(repository, "Pulumi.prod.yaml"),
