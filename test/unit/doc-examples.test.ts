@@ -3,9 +3,9 @@
 // blocks, in order, make one program (a later block uses what an earlier one declared, as a reader
 // pastes them into one index.ts); a page whose example continues a program of another page gets
 // that program's names from `continues` below. Each is type-checked with the project's strict
-// options, `pulumi-cloudplatform` resolved to the dynamic SDK's source and `@pulumi-cloudplatform/sdk`
-// to the generated one's. A renamed input or output, a changed type or a removed lookup breaks this
-// test before it breaks a reader.
+// options, `pulumi-cloudplatform` resolved to the dynamic SDK's source, `@pulumi-cloudplatform/sdk`
+// to the generated one's and `cloudplatform-emulator` to the emulator's. A renamed input or output,
+// a changed type or a removed lookup breaks this test before it breaks a reader.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -56,8 +56,13 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
     },
   );
   if (config === undefined) throw new Error(`cannot read ${configFile}`);
-  // The generated Node.js SDK, as the Registry's pages and docs/languages.md import it, from its source.
-  const paths = { ...config.options.paths, "@pulumi-cloudplatform/sdk": [join(root, "sdks/nodejs/index.ts")] };
+  // The generated Node.js SDK (the Registry's pages, docs/languages.md) and the emulator's package
+  // (emulator/README.md), from their sources: nothing needs building first.
+  const paths = {
+    ...config.options.paths,
+    "@pulumi-cloudplatform/sdk": [join(root, "sdks/nodejs/index.ts")],
+    "cloudplatform-emulator": [join(root, "emulator/src/index.ts")],
+  };
   const options = { ...config.options, paths };
   const files = new Map(Object.entries(sources).map(([name, text]) => [join(root, "test", name), text]));
   const names = new Map(Object.keys(sources).map((name) => [join(root, "test", name), name]));
