@@ -10,6 +10,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { buildSchema } from "../../provider/plugin/schema.js";
+import { yamlProblems, type SchemaSpec } from "../support/schema-docs.js";
 import { docPages } from "./doc-links.js";
 
 const root = join(__dirname, "../..");
@@ -154,4 +156,35 @@ describe("the documentation's TypeScript examples", () => {
     expect(wrongResources).not.toEqual(resources);
     expect(diagnosticsOf("doc-resources-wrong.ts").join("\n")).toMatch(/bucketIdentifier/);
   }, 60_000);
+});
+
+/** The Pulumi YAML programs (fenced `yaml` blocks with `runtime: yaml`) of every page. */
+const yamlPrograms = docPages().flatMap((page) =>
+  [...readFileSync(join(root, page), "utf8").matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1]!)
+    .filter((block) => /^runtime: yaml$/m.test(block))
+    .map((program, i) => ({ page, i, program })),
+);
+
+describe("the documentation's YAML programs", () => {
+  const schema = buildSchema("0.1.0") as unknown as SchemaSpec;
+
+  it("are found where the pages have them", () => {
+    expect([...new Set(yamlPrograms.map((p) => p.page))]).toEqual(
+      expect.arrayContaining(["docs/_index.md", "docs/languages.md", "docs/executable-provider.md"]),
+    );
+  });
+
+  for (const { page, i, program } of yamlPrograms) {
+    it(`${page}, program ${i + 1}: declares only what the schema has`, () => {
+      expect(yamlProblems(schema, program)).toEqual([]);
+    });
+  }
+
+  it("a wrong program is caught (the check is not vacuous)", () => {
+    const wrong = yamlPrograms[0]!.program.replace("${writer.accessKeyId}", "${writer.accessKeyIdentifier}");
+    expect(yamlProblems(schema, wrong)).toEqual([
+      "${writer.accessKeyIdentifier}: writer has no output accessKeyIdentifier",
+    ]);
+  });
 });
