@@ -1,5 +1,6 @@
 // Every internal link of the documentation resolves (issue 35): a reader who follows a relative link
-// or an #anchor of README.md, docs/**/*.md, examples/*/README.md or emulator/README.md lands on a
+// or an #anchor of README.md, docs/**/*.md, examples/*/README.md, emulator/README.md or
+// bench/README.md lands on a
 // file and a heading that exist. And the front page stays a front page (issue 38): at most 15 KB.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,7 +62,7 @@ describe("the link checker", () => {
 describe("the documentation's links", () => {
   const pages = docPages();
 
-  it("cover the front page, every page of docs/, the examples' and the emulator's READMEs", () => {
+  it("cover the front page, every page of docs/, the examples', the emulator's and the benchmarks' READMEs", () => {
     for (const page of [
       "README.md",
       "docs/README.md",
@@ -73,6 +74,7 @@ describe("the documentation's links", () => {
     }
     expect(pages).toContain("examples/gitops/README.md");
     expect(pages).toContain("emulator/README.md");
+    expect(pages).toContain("bench/README.md");
   });
 
   it("all resolve: every relative link to a file that exists, every anchor to a heading of its page", () => {

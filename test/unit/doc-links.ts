@@ -14,12 +14,22 @@ function markdownUnder(root: string, dir: string): string[] {
     .sort();
 }
 
-/** The documentation pages: README.md, docs/**\/*.md, examples/*\/README.md and emulator/README.md. */
+/**
+ * The documentation pages: README.md, docs/**\/*.md, examples/*\/README.md, emulator/README.md, and
+ * bench/README.md, where the figures the pages link to live.
+ */
 export function docPages(root = repoRoot): string[] {
   const examples = readdirSync(path.join(root, "examples"), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(path.join(root, "examples", entry.name, "README.md")))
     .map((entry) => `examples/${entry.name}/README.md`);
-  return ["README.md", ...markdownUnder(root, "docs"), "examples/README.md", ...examples.sort(), "emulator/README.md"];
+  return [
+    "README.md",
+    ...markdownUnder(root, "docs"),
+    "examples/README.md",
+    ...examples.sort(),
+    "emulator/README.md",
+    "bench/README.md",
+  ];
 }
 
 /** A Markdown text's lines outside fenced code blocks (front matter dropped), each with its number. */
