@@ -3,7 +3,7 @@
 // installed from its tarball with `pulumi plugin install --file`, nothing of this repository on
 // PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), a two-slot
 // rotation, refresh, drift made outside, adoption of objects made outside, secrets kept secret,
-// destroy. And the README's Go program, run exactly as its text says. Go builds the program; the
+// destroy. And the Go program of docs/languages.md, run exactly as its text says. Go builds the program; the
 // Transcript's speech needs espeak-ng, ffmpeg and pocketsphinx, and only the test that adds it
 // declares them.
 import { execFile } from "node:child_process";
@@ -69,14 +69,15 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-// First: the scenario below rotates the project's API key, which the README's stack config names.
-describe("the README's Go program, written as a reader would from the README alone", needs("go"), () => {
+// First: the scenario below rotates the project's API key, which the page's stack config names.
+describe("the Go program of docs/languages.md, written as a reader would from that page alone", needs("go"), () => {
   let dir: string;
   let shell: (script: string) => Promise<string>;
 
   beforeAll(async () => {
-    const [steps, mainGo] = await readmeBlocks("Go");
-    if (steps?.language !== "sh" || mainGo?.language !== "go") throw new Error("README ### Go: expected sh, go");
+    const [steps, mainGo] = await readmeBlocks("Go", "docs/languages.md");
+    if (steps?.language !== "sh" || mainGo?.language !== "go")
+      throw new Error("docs/languages.md ### Go: expected sh, go");
     await writeFile(path.join(sandbox.root, "main.go"), mainGo.text);
     shell = async (script) => {
       const env = { ...sandbox.env, CLOUDPLATFORM_README_API_KEY: emulator.apiKey };
@@ -85,7 +86,7 @@ describe("the README's Go program, written as a reader would from the README alo
     };
     dir = sandbox.root;
     const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
-    // The folder the README makes, with main.go written where its comment says so.
+    // The folder the page makes, with main.go written where its comment says so.
     await shell(readerScript(steps, values, { "# write main.go (below), then:": "cp ../main.go main.go" }));
     dir = path.join(sandbox.root, "storage");
   });

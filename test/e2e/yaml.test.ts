@@ -2,7 +2,7 @@
 // install --file`, the YAML language host on PATH, and plain `pulumi` commands in the example's folder
 // (no Automation API), against the emulator. Nothing of this repository is on PATH. And the CLI's
 // `pulumi import` in a YAML project: it needs the project's language host, and YAML's is the one
-// these machines have. And the README's YAML program, run exactly as its text says.
+// these machines have. And the YAML program of docs/languages.md, run exactly as its text says.
 import { execFile } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -340,12 +340,13 @@ describe("`pulumi import` in a YAML project", () => {
   });
 });
 
-describe("the README's YAML program, written as a reader would from the README alone", () => {
+describe("the YAML program of docs/languages.md, written as a reader would from that page alone", () => {
   let dir: string;
 
   beforeAll(async () => {
-    const [program, steps] = await readmeBlocks("YAML");
-    if (program?.language !== "yaml" || steps?.language !== "sh") throw new Error("README ### YAML: expected yaml, sh");
+    const [program, steps] = await readmeBlocks("YAML", "docs/languages.md");
+    if (program?.language !== "yaml" || steps?.language !== "sh")
+      throw new Error("docs/languages.md ### YAML: expected yaml, sh");
     dir = path.join(sandbox.root, "readme-yaml");
     await mkdir(dir);
     await writeFile(path.join(dir, "Pulumi.yaml"), program.text);

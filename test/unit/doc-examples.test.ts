@@ -1,28 +1,44 @@
-// The examples a reader copies first must compile against the SDK as published: the README's
-// "Resources" section (its TypeScript blocks, in order, make one program; the first block imports
-// `pulumi` and `cloudplatform` for the others) and docs/transcript.md. Each is type-checked with the
-// project's strict options and `pulumi-cloudplatform` resolved to the SDK's source. A renamed input
-// or output, a changed type or a removed lookup breaks this test before it breaks a reader.
+// The examples a reader copies must compile against the SDKs as published: every fenced `ts` block
+// of the documentation (README.md, docs/**/*.md, examples/*/README.md, emulator/README.md). A page's
+// blocks, in order, make one program (a later block uses what an earlier one declared, as a reader
+// pastes them into one index.ts); a page whose example continues a program of another page gets
+// that program's names from `continues` below. Each is type-checked with the project's strict
+// options, `pulumi-cloudplatform` resolved to the dynamic SDK's source, `@pulumi-cloudplatform/sdk`
+// to the generated one's and `cloudplatform-emulator` to the emulator's. A renamed input or output,
+// a changed type or a removed lookup breaks this test before it breaks a reader.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { buildSchema } from "../../provider/plugin/schema.js";
+import { yamlProblems, type SchemaSpec } from "../support/schema-docs.js";
+import { docPages } from "./doc-links.js";
 
 const root = join(__dirname, "../..");
 
-/** The fenced `ts` blocks of a Markdown text. */
+/** The fenced `ts` (or `typescript`) blocks of a Markdown text, list items' indented ones included. */
 function tsBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return [...markdown.matchAll(/^( *)```(?:ts|typescript)\n([\s\S]*?)^ *```$/gm)].map((m) =>
+    m[2]!.replace(new RegExp(`^ {0,${m[1]!.length}}`, "gm"), ""),
+  );
 }
 
-/** The fenced `ts` blocks of the README section `## <heading>` (its subsections included). */
-function sectionBlocks(readme: string, heading: string): string[] {
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
-  const rest = readme.slice(start + heading.length + 5);
-  const next = rest.search(/\n## /);
-  return tsBlocks(next < 0 ? rest : rest.slice(0, next));
-}
+/** The bucket the examples of docs/rotation.md and docs/objects.md write to, as docs/resources.md declares it. */
+const bucketProgram = `import * as pulumi from "@pulumi/pulumi";
+import * as cloudplatform from "pulumi-cloudplatform";
+const bucket = new cloudplatform.Bucket("media", { forceDestroy: true });
+`;
+
+/** What a page's example takes from a program its text names (the page says which). */
+const continues: Record<string, string> = {
+  "docs/rotation.md": bucketProgram, // "continues the program of Resources"
+  "docs/objects.md": bucketProgram, // "the outputs of a BucketCredential of the bucket"
+  // A test of the harness, as in test/e2e/: the hooks it names come from test/support/.
+  "docs/architecture.md": `import { describe, expect, it } from "vitest";
+import { useExampleStack } from "./support/hooks.js";
+import { emulatorState } from "./support/platform.mts";
+`,
+};
 
 /**
  * The diagnostics of each of `sources` (file name → text), compiled together as files
@@ -42,9 +58,17 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
     },
   );
   if (config === undefined) throw new Error(`cannot read ${configFile}`);
+  // The generated Node.js SDK (the Registry's pages, docs/languages.md) and the emulator's package
+  // (emulator/README.md), from their sources: nothing needs building first.
+  const paths = {
+    ...config.options.paths,
+    "@pulumi-cloudplatform/sdk": [join(root, "sdks/nodejs/index.ts")],
+    "cloudplatform-emulator": [join(root, "emulator/src/index.ts")],
+  };
+  const options = { ...config.options, paths };
   const files = new Map(Object.entries(sources).map(([name, text]) => [join(root, "test", name), text]));
   const names = new Map(Object.keys(sources).map((name) => [join(root, "test", name), name]));
-  const host = ts.createCompilerHost(config.options);
+  const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, languageVersion, ...rest) => {
     const text = files.get(fileName);
@@ -54,7 +78,7 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
   };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (fileName) => files.has(fileName) || fileExists(fileName);
-  const program = ts.createProgram([...files.keys()], config.options, host);
+  const program = ts.createProgram([...files.keys()], options, host);
   const found: Record<string, string[]> = Object.fromEntries(Object.keys(sources).map((name) => [name, []]));
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
@@ -68,39 +92,99 @@ function diagnostics(sources: Record<string, string>): Record<string, string[]> 
   return found;
 }
 
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const resources = sectionBlocks(readme, "Resources").join("\n");
+/** Every page with a `ts` block, and its program: the blocks in order, after what the page continues. */
+const programs = new Map(
+  docPages()
+    .map((page) => [page, tsBlocks(readFileSync(join(root, page), "utf8"))] as const)
+    .filter(([, blocks]) => blocks.length > 0)
+    .map(([page, blocks]) => [page, `${continues[page] ?? ""}${blocks.join("\n")}\nexport {};\n`]),
+);
+/** The file a page's program is compiled as: ESM (.mts) where it awaits at the top, as emulator/README.md does. */
+const fileOf = (page: string) =>
+  `doc-${page.replace(/[^a-z0-9]+/gi, "-")}.${/^await /m.test(programs.get(page) ?? "") ? "mts" : "ts"}`;
+const resources = programs.get("docs/resources.md") ?? "";
 const wrongResources = resources.replace("bucketId: bucket.bucketId", "bucketId: bucket.bucketIdentifier");
-const transcriptDoc = tsBlocks(readFileSync(join(root, "docs/transcript.md"), "utf8")).join("\n");
 let checked: Record<string, string[]> | undefined;
-/** The diagnostics of the three programs, computed once. */
+/** The diagnostics of every program, computed once. */
 const diagnosticsOf = (name: string): string[] =>
   (checked ??= diagnostics({
-    "readme-resources.ts": resources,
-    "readme-resources-wrong.ts": wrongResources,
-    "transcript-doc.ts": transcriptDoc,
+    ...Object.fromEntries([...programs].map(([page, program]) => [fileOf(page), program])),
+    "doc-resources-wrong.ts": wrongResources,
   }))[name] ?? [];
 
-describe("README.md, Resources", () => {
-  it("has one example per resource", () => {
-    for (const resource of ["Bucket", "BucketCredential", "DnsZone", "ApiKey", "Transcript"]) {
-      expect(resources).toContain(`new cloudplatform.${resource}(`);
+describe("the documentation's TypeScript examples", () => {
+  it("are found on every page that has them (a page whose fences stop matching would be checked no more)", () => {
+    expect([...programs.keys()]).toEqual(
+      expect.arrayContaining([
+        "README.md",
+        "docs/_index.md",
+        "docs/architecture.md",
+        "docs/languages.md",
+        "docs/objects.md",
+        "docs/resources.md",
+        "docs/rotation.md",
+        "docs/state-backend.md",
+        "docs/transcript.md",
+        "emulator/README.md",
+      ]),
+    );
+  });
+
+  it("have one example per resource", () => {
+    const all = [...programs.values()].join("\n");
+    for (const resource of [
+      "Bucket",
+      "BucketCredential",
+      "RotatingBucketCredential",
+      "DnsZone",
+      "ApiKey",
+      "Transcript",
+      "BucketObject",
+      "SyncedFolder",
+    ]) {
+      expect(all).toContain(`new cloudplatform.${resource}(`);
     }
   });
 
-  it("its examples compile, as one program, against the SDK", () => {
-    expect(diagnosticsOf("readme-resources.ts")).toEqual([]);
-  }, 60_000);
+  for (const page of programs.keys()) {
+    it(`${page}: its examples compile, as one program, against the SDK`, () => {
+      expect(diagnosticsOf(fileOf(page))).toEqual([]);
+    }, 60_000);
+  }
 
   it("a wrong example is caught (the check is not vacuous)", () => {
     expect(wrongResources).not.toEqual(resources);
-    expect(diagnosticsOf("readme-resources-wrong.ts").join("\n")).toMatch(/bucketIdentifier/);
+    expect(diagnosticsOf("doc-resources-wrong.ts").join("\n")).toMatch(/bucketIdentifier/);
   }, 60_000);
 });
 
-describe("docs/transcript.md", () => {
-  it("its example compiles against the SDK", () => {
-    expect(transcriptDoc).toContain("new cloudplatform.Transcript(");
-    expect(diagnosticsOf("transcript-doc.ts")).toEqual([]);
-  }, 60_000);
+/** The Pulumi YAML programs (fenced `yaml` blocks with `runtime: yaml`) of every page. */
+const yamlPrograms = docPages().flatMap((page) =>
+  [...readFileSync(join(root, page), "utf8").matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1]!)
+    .filter((block) => /^runtime: yaml$/m.test(block))
+    .map((program, i) => ({ page, i, program })),
+);
+
+describe("the documentation's YAML programs", () => {
+  const schema = buildSchema("0.1.0") as unknown as SchemaSpec;
+
+  it("are found where the pages have them", () => {
+    expect([...new Set(yamlPrograms.map((p) => p.page))]).toEqual(
+      expect.arrayContaining(["docs/_index.md", "docs/languages.md", "docs/executable-provider.md"]),
+    );
+  });
+
+  for (const { page, i, program } of yamlPrograms) {
+    it(`${page}, program ${i + 1}: declares only what the schema has`, () => {
+      expect(yamlProblems(schema, program)).toEqual([]);
+    });
+  }
+
+  it("a wrong program is caught (the check is not vacuous)", () => {
+    const wrong = yamlPrograms[0]!.program.replace("${writer.accessKeyId}", "${writer.accessKeyIdentifier}");
+    expect(yamlProblems(schema, wrong)).toEqual([
+      "${writer.accessKeyIdentifier}: writer has no output accessKeyIdentifier",
+    ]);
+  });
 });
