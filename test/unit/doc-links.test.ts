@@ -1,6 +1,7 @@
 // Every internal link of the documentation resolves (issue 35): a reader who follows a relative link
 // or an #anchor of README.md, docs/**/*.md, examples/*/README.md, emulator/README.md or
-// bench/README.md lands on a file and a heading that exist. And the front page stays a front page (issue 38): at most 15 KB.
+// bench/README.md lands on a file and a heading that exist. And the front page stays a front page
+// (issue 38): at most 15 KB.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
