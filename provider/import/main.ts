@@ -115,7 +115,7 @@ export const laterImportFileName = "cloudplatform-import-2.json";
 export const programFileName = "cloudplatform-imported.ts";
 const programModule = path.basename(programFileName, ".ts");
 
-/** What Node would load for `require("./cloudplatform-imported")` before the .ts file, if present. */
+/** What Node would load, for a require of ./cloudplatform-imported, before the .ts file, if present. */
 function shadowing(dir: string): string[] {
   return [".js", ".json", ".node", ""].map((ext) => path.join(dir, programModule + ext)).filter((f) => existsSync(f));
 }
