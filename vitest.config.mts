@@ -1,4 +1,8 @@
 import { defineConfig } from "vitest/config";
+import { debianToolTag } from "./test/support/tools.mts";
+
+// Given by `needs(...)` (test/support/tools.mts) to the tests that drive a Debian tool.
+const tags = [{ name: debianToolTag, description: "drives a Debian tool, declared with needs(...)" }];
 
 // Three projects, run by scripts/test.sh in this order:
 // - unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
@@ -12,6 +16,7 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "test/soak/**/*.test.mts"],
           environment: "node",
+          tags,
         },
       },
       {
@@ -19,6 +24,7 @@ export default defineConfig({
           name: "emulator",
           include: ["emulator/test/**/*.test.ts"],
           environment: "node",
+          tags,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -28,6 +34,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          tags,
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,
