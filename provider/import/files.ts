@@ -65,18 +65,71 @@ function declaration(item: Item): string {
   return `export const ${item.name} = new cloudplatform.${item.kind}(${quote(item.name)}, {\n${body}\n});`;
 }
 
-/** `where`: the project's management API address; `stack`: the stack the objects go into, when known. */
-export function programFileText(p: Plan, where: string, stack: string | undefined): string {
-  const header = [
+/**
+ * The line above each declaration: what it takes over. A later run reads these back (declaredIn), so
+ * what an earlier run wrote stays, and is not written twice before a `pulumi up` takes it over.
+ */
+const marker = (item: Item): string => `// cloudplatform-import: ${item.kind} ${item.id}`;
+const markerPattern = /^\/\/ cloudplatform-import: (DnsZone|Bucket|BucketCredential) (\S+)$/gm;
+const declarationPattern = /^export const (\w+) = new cloudplatform\./gm;
+/** Where the kept part of the file ends: the list of every declaration, rewritten on each run. */
+const footerMarker = "// Every object this file declares";
+
+/** What a program file written earlier declares: its ids (as StackHoldings keeps them) and names. */
+export interface Declared {
+  readonly zones: ReadonlySet<string>;
+  readonly buckets: ReadonlySet<string>;
+  /** Access key ids. */
+  readonly credentials: ReadonlySet<string>;
+  readonly names: ReadonlySet<string>;
+}
+
+export function declaredIn(text: string): Declared {
+  const zones = new Set<string>();
+  const buckets = new Set<string>();
+  const credentials = new Set<string>();
+  for (const [, kind, id = ""] of text.matchAll(markerPattern)) {
+    if (kind === "DnsZone") zones.add(id);
+    else if (kind === "Bucket") buckets.add(id);
+    else credentials.add(id.slice(id.lastIndexOf("/") + 1));
+  }
+  const names = new Set([...text.matchAll(declarationPattern)].map((m) => m[1] ?? ""));
+  return { zones, buckets, credentials, names };
+}
+
+/**
+ * `where`: the project's management API address; `stack`: the stack the objects go into, when known;
+ * `previous`: the file an earlier run wrote, whose declarations are kept as they are (with any edit
+ * the user made) and the new ones added after them: a run never takes a declaration away, so the
+ * next `pulumi up` never plans to delete what an earlier run took over. The file ends with
+ * `imported`, every object it declares, which the program uses (README): a program that imports this
+ * file and ends up with none of it fails instead of passing with nothing taken over.
+ */
+export function programFileText(p: Plan, where: string, stack: string | undefined, previous?: string): string {
+  const kept = previous === undefined ? undefined : previous.split(`\n${footerMarker}`)[0]?.trimEnd();
+  const section = [
     `// Written by cloudplatform-import: ${countText(counts(p.items))} of the project at ${where}`,
     stack === undefined ? "// (every object it holds)." : `// that stack ${stack} does not manage yet.`,
+  ].join("\n");
+  const header = [
+    section,
     "//",
-    '// Import it from your program (`import * as imported from "./cloudplatform-import";`) or run it as',
-    "// the program, then `pulumi up`: it takes every object over as it is. Nothing is created, changed or",
-    "// deleted on the platform, and no secret is written here: a credential's secret stays unknown to",
-    "// Pulumi (secretKnown: false) until you rotate it with rotateWhenChanged. Then",
-    '// `pulumi preview --expect-no-changes` passes. README: "Bring an existing project under Pulumi".',
+    '// Use it from your program (index.ts: `import { imported } from "./cloudplatform-imported";` and',
+    "// `export const importedObjects = imported.length;`), then `pulumi up`: it takes every object over as",
+    "// it is. Nothing is created, changed or deleted on the platform, and no secret is written here: a",
+    "// credential's secret stays unknown to Pulumi (secretKnown: false) until you rotate it with",
+    "// rotateWhenChanged. Then `pulumi preview --expect-no-changes` passes. Run the command again at any",
+    "// time: it adds what was made since below, and keeps every declaration above as it is.",
+    '// README: "Bring an existing project under Pulumi".',
     'import * as cloudplatform from "pulumi-cloudplatform";',
-  ];
-  return `${[header.join("\n"), ...p.items.map(declaration)].join("\n\n")}\n`;
+  ].join("\n");
+  const declarations = p.items.map((item) => `${marker(item)}\n${declaration(item)}`);
+  const body = [kept ?? header, ...(kept === undefined ? [] : [section]), ...declarations].join("\n\n");
+  const names = [...body.matchAll(declarationPattern)].map((m) => m[1] ?? "");
+  const footer = [
+    `${footerMarker} (rewritten on each run): use it from the program, so that a program that`,
+    "// imports this file and declares none of it fails instead of passing with nothing taken over.",
+    `export const imported = [${names.map((n) => `\n  ${n},`).join("")}\n];`,
+  ].join("\n");
+  return `${body}\n\n${footer}\n`;
 }

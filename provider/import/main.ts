@@ -10,7 +10,7 @@
  * platform, and no secret anywhere. README, "Bring an existing project under Pulumi".
  */
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ApiClient, closePools } from "../client.js";
@@ -22,7 +22,8 @@ import { listCredentials } from "../resources/bucket-credential/api.js";
 import { listBuckets } from "../resources/bucket/api.js";
 import { listZones } from "../resources/dns-zone/api.js";
 import { discover, type Progress } from "./discover.js";
-import { importBatches, importFileText, programFileText } from "./files.js";
+import { declaredIn, importBatches, importFileText, programFileText, type Declared } from "./files.js";
+import { yamlReadsAsOtherType } from "./names.js";
 import { plan, plural, summary, type Item, type Plan } from "./plan.js";
 import { carrySecrets, releasePlan } from "./release.js";
 import { emptyHoldings, readHoldings, type StackHoldings } from "./stack.js";
@@ -35,9 +36,12 @@ and writes what brings them under Pulumi, changing nothing on the platform:
 
   cloudplatform-import.json  for \`pulumi import --file cloudplatform-import.json\` (the plugin: Go, YAML,
                              Python, ...), which writes the program's declarations
-  cloudplatform-import.ts    for TypeScript programs on the dynamic SDK: import it, then \`pulumi up\`
+  cloudplatform-imported.ts  for TypeScript programs on the dynamic SDK: use its \`imported\` from the
+                             program, then \`pulumi up\`
 
-Run it again at any time: it finds only what was made since. The project API key is never imported.
+Run it again at any time: it finds only what was made since. cloudplatform-imported.ts keeps what
+earlier runs declared and gets the new objects added; the import files list everything the stack does
+not manage yet. The project API key is never imported.
 
   --stack <name>     the stack the objects go into; what it manages is left out (default: the selected
                      stack of the program in --cwd; none outside a Pulumi project)
@@ -103,7 +107,28 @@ function options(argv: readonly string[]): Options | "help" {
 export const importFileName = "cloudplatform-import.json";
 /** The second import file, when some zones must be imported after the buckets named like them (files.ts). */
 export const laterImportFileName = "cloudplatform-import-2.json";
-export const programFileName = "cloudplatform-import.ts";
+/**
+ * Not `cloudplatform-import.ts`: a program's `import "./cloudplatform-import"` becomes a `require`,
+ * which Node resolves to cloudplatform-import.json (.js, .json, .node before ts-node's .ts), and the
+ * program then declares nothing at all. No file this command writes, nor a folder, has this base name.
+ */
+export const programFileName = "cloudplatform-imported.ts";
+const programModule = path.basename(programFileName, ".ts");
+
+/** What Node would load for `require("./cloudplatform-imported")` before the .ts file, if present. */
+function shadowing(dir: string): string[] {
+  return [".js", ".json", ".node", ""].map((ext) => path.join(dir, programModule + ext)).filter((f) => existsSync(f));
+}
+
+function withDeclared(h: StackHoldings, d: Declared): StackHoldings {
+  return {
+    ...h,
+    zones: new Set([...h.zones, ...d.zones]),
+    buckets: new Set([...h.buckets, ...d.buckets]),
+    credentials: new Set([...h.credentials, ...d.credentials]),
+    names: new Set([...h.names, ...d.names]),
+  };
+}
 
 const hasProject = (dir: string): boolean =>
   existsSync(path.join(dir, "Pulumi.yaml")) || existsSync(path.join(dir, "Pulumi.yml"));
@@ -155,7 +180,8 @@ function nextSteps(p: Plan, o: Options, files: { imports: string[]; program: str
     `wrote ${[...files.imports, files.program].join(", ")}. Next, in the program's directory:`,
     ...imports,
     "                                          and add the declarations it writes to the program;",
-    `  TypeScript on the dynamic SDK:          import ./${path.basename(files.program, ".ts")} from the program, then pulumi up${stackFlag};`,
+    `  TypeScript on the dynamic SDK:          in index.ts, import { imported } from "./${programModule}";
+                                          and export const importedObjects = imported.length; then pulumi up${stackFlag};`,
     `  then pulumi preview${stackFlag} --expect-no-changes.`,
   ];
   if (o.from !== undefined) {
@@ -220,6 +246,22 @@ async function release(o: Options, target: StackRef, source: StackRef, out: (lin
   return 0;
 }
 
+/**
+ * The engine's YAML code generation writes a name unquoted (`name: 0x1f`), which YAML then reads as
+ * a number, a boolean or null, and the preview fails: the command cannot change what the engine
+ * writes, so it says which lines to quote.
+ */
+function yamlNotes(items: readonly Item[]): string[] {
+  const names = items.flatMap((i) => (i.kind === "DnsZone" ? [i.zoneName] : i.kind === "Bucket" ? [i.bucketName] : []));
+  const odd = names.filter(yamlReadsAsOtherType);
+  if (odd.length === 0) return [];
+  return [
+    `  note: YAML reads ${plural(odd.length, "name", "names")} as a number, boolean or null, and \`pulumi import\` ` +
+      "writes them unquoted: in the YAML it writes (--out), quote each before adding it to Pulumi.yaml:",
+    ...odd.map((n) => `    name: ${n}  →  name: ${JSON.stringify(n)}`),
+  ];
+}
+
 export async function main(
   argv: readonly string[],
   out: (line: string) => void,
@@ -245,6 +287,18 @@ export async function main(
   );
   const client = new ApiClient(settings, { onRetry: (m) => err(`warning: ${m}`) });
   const targetName = target === undefined ? undefined : await nameOf(target);
+  const program = path.join(o.outDir, programFileName);
+  const shadows = shadowing(o.outDir);
+  if (shadows.length > 0) {
+    throw new Error(
+      `${shadows.join(", ")} would be loaded instead of ${programFileName} by the program's ` +
+        `\`import "./${programModule}"\` (Node resolves .js, .json, .node and a folder before .ts): rename or ` +
+        "remove it, then run this again. Nothing was written.",
+    );
+  }
+  // What an earlier run wrote stays, and is not written twice (files.ts, programFileText).
+  const previous = existsSync(program) ? await readFile(program, "utf8") : undefined;
+  const declared = previous === undefined ? undefined : declaredIn(previous);
   const targetHoldings: StackHoldings = target === undefined ? emptyHoldings : readHoldings(await stackExport(target));
   const sourceHoldings = source === undefined ? undefined : readHoldings(await stackExport(source));
 
@@ -265,12 +319,16 @@ export async function main(
       onProgress: progressReporter(err),
     },
   );
-  const p = plan(inventory, {
-    target: targetHoldings,
-    ...(sourceHoldings === undefined ? {} : { source: { name: o.from as string, holdings: sourceHoldings } }),
-  });
+  const moving = sourceHoldings === undefined ? {} : { source: { name: o.from as string, holdings: sourceHoldings } };
+  // The import files: everything the stack does not hold, whatever the program file declares (a
+  // YAML or Go user may have one lying about, and must not lose objects to it).
+  const p = plan(inventory, { target: targetHoldings, ...moving });
+  // The program file: what neither the stack nor the file's earlier declarations hold, named apart from both.
+  const added =
+    declared === undefined ? p : plan(inventory, { target: withDeclared(targetHoldings, declared), ...moving });
 
   for (const s of p.skipped) out(`  skipped ${s.what}: ${s.why}. Instead: ${s.todo}.`);
+  for (const line of yamlNotes(p.items)) out(line);
   if (o.dryRun) {
     for (const item of p.items) out(`  ${describe(item)}`);
     out(summary(p, targetName));
@@ -278,16 +336,25 @@ export async function main(
     return 0;
   }
   out(summary(p, targetName));
+  const batches = p.items.length === 0 ? [] : importBatches(p.items);
+  const importFiles = [importFileName, laterImportFileName].map((f) => path.join(o.outDir, f));
+  // An import file of an earlier run lists what the stack may hold by now: gone, so that importing
+  // it again cannot be mistaken for importing what is new.
+  for (const stale of importFiles.slice(batches.length)) await rm(stale, { force: true });
   if (p.items.length === 0) {
     out(`nothing new to import${targetName === undefined ? "" : ` into stack ${targetName}`}; no file written.`);
     return 0;
   }
   await mkdir(o.outDir, { recursive: true });
-  const batches = importBatches(p.items);
-  const imports = [importFileName, laterImportFileName].slice(0, batches.length).map((f) => path.join(o.outDir, f));
+  const imports = importFiles.slice(0, batches.length);
   for (const [i, file] of imports.entries()) await writeFile(file, importFileText(batches[i] ?? []));
-  const program = path.join(o.outDir, programFileName);
-  await writeFile(program, programFileText(p, settings.baseUrl, targetName));
+  if (added.items.length > 0) await writeFile(program, programFileText(added, settings.baseUrl, targetName, previous));
+  if (declared !== undefined) {
+    out(
+      `  note: kept the ${plural(declared.names.size, "declaration", "declarations")} earlier runs wrote to ` +
+        `${path.relative(o.cwd, program)}, ${added.items.length === 0 ? "and added none: it declares every object above" : `and added ${added.items.length}`}.`,
+    );
+  }
   const shown = { imports: imports.map((f) => path.relative(o.cwd, f)), program: path.relative(o.cwd, program) };
   if (batches.length > 1) {
     out(

@@ -112,3 +112,21 @@ export class NameAllocator {
     return name;
   }
 }
+
+/**
+ * Whether a YAML reader takes this plain (unquoted) scalar for something other than a string:
+ * null (`~`, `null`), a boolean (YAML 1.2's `true`, 1.1's `yes`, `on`, `y`, …), an integer (`0x1f`,
+ * `0o17`, `0b101`, `017`, `1_000`, 1.1's `1:30`) or a float (`1e3`, `.5`, `.inf`, `.nan`), or a date
+ * (`2026-01-02`): the readers of YAML programs differ in which of these they apply, so any of them.
+ */
+export function yamlReadsAsOtherType(name: string): boolean {
+  const s = name.toLowerCase();
+  return (
+    s === "" ||
+    /^(~|null|true|false|yes|no|on|off|y|n)$/.test(s) ||
+    /^[-+]?(0x[0-9a-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*(:[0-5]?[0-9])*)$/.test(s) ||
+    /^[-+]?(\.[0-9_]+|[0-9][0-9_]*(\.[0-9_]*)?)(e[-+]?[0-9]+)?$/.test(s) ||
+    /^[-+]?\.(inf|nan)$/.test(s) ||
+    /^\d{4}-\d\d?-\d\d?([t ].*)?$/.test(s)
+  );
+}

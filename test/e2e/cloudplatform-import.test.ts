@@ -3,13 +3,17 @@
 // auto-named, with dots, dashes and leading digits; 2–4 credentials each, some deactivated) brought
 // under Pulumi three ways: `pulumi import --file` in a YAML project (the plugin installed from its
 // tarball), the file's objects imported by a Go program (Go Automation API, `import` option: no Go
-// language host here to generate code), and the written TypeScript program on the dynamic SDK.
+// language host here to generate code), both running the command with `npx -p <packed package>` as
+// the README says (no node_modules), and the README's TypeScript steps run as written in programs
+// laid out as `pulumi new typescript` lays them out (module commonjs and nodenext, the packed
+// package installed with npm, the command run in the program's directory, plain `pulumi up`).
 // After each: a preview plans nothing, the platform saw no write, every credential's secret still
 // works over S3, and the stack's export holds no secret. Run again: nothing new; three objects made
-// since: exactly those. Then a stack moved from the dynamic SDK to the plugin and back, the old
+// since: exactly those, and the next plan deletes nothing. Then a stack moved from the dynamic SDK to the plugin and back, the old
 // stack left without deleting anything. And the command against every answer shape, on paged lists.
 import { execFile } from "node:child_process";
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -32,7 +36,10 @@ import {
   yamlHostDir,
 } from "./support/plugin-cli.js";
 import { changesOtherThanSame, ExampleStack } from "../support/runner.js";
+import { npmEnv, npmPack } from "./support/packages.js";
+import { readerScript, readmeBlocks } from "./support/readme.js";
 import { roundTrip } from "./support/s3.js";
+import type { CodeBlock } from "./support/readme.js";
 
 const run = promisify(execFile);
 
@@ -170,7 +177,16 @@ async function importEntries(dir: string, file = "cloudplatform-import.json"): P
   return (JSON.parse(await readFile(path.join(dir, file), "utf8")) as { resources: ImportEntry[] }).resources;
 }
 
-/** A TypeScript program on the dynamic SDK whose index.ts imports the written program file. */
+/** The TypeScript steps of docs/import.md (the README links it): its shell block, and the lines index.ts gets. */
+async function readmeTypescript(): Promise<{ shell: CodeBlock; index: string }> {
+  const blocks = await readmeBlocks("TypeScript on the dynamic SDK", "docs/import.md");
+  const shell = blocks.find((b) => b.language === "sh");
+  const index = blocks.find((b) => b.language === "ts");
+  if (shell === undefined || index === undefined) throw new Error("the README's TypeScript steps lost a block");
+  return { shell, index: index.text };
+}
+
+/** A TypeScript program on the dynamic SDK whose index.ts uses the written program file as the README says. */
 async function typescriptProgram(root: string, name: string, programFile: string): Promise<void> {
   const dir = path.join(root, name);
   await mkdir(dir, { recursive: true });
@@ -178,17 +194,77 @@ async function typescriptProgram(root: string, name: string, programFile: string
   await writeFile(path.join(dir, "Pulumi.yaml"), `name: cloudplatform-${name}\nruntime:\n  name: nodejs\n`);
   await copyFile(path.join(quickstart, "package.json"), path.join(dir, "package.json"));
   await copyFile(path.join(quickstart, "tsconfig.json"), path.join(dir, "tsconfig.json"));
-  await writeFile(path.join(dir, "index.ts"), 'import "./cloudplatform-import";\n');
-  await copyFile(programFile, path.join(dir, "cloudplatform-import.ts"));
+  await writeFile(path.join(dir, "index.ts"), (await readmeTypescript()).index);
+  await copyFile(programFile, path.join(dir, path.basename(programFile)));
+}
+
+/** The version of a package this repository is installed with, so that npm takes it from its cache. */
+const installed = (name: string): string =>
+  (createRequire(path.join(repoRoot, "package.json"))(`${name}/package.json`) as { version: string }).version;
+
+/**
+ * A program in `dir` laid out as `pulumi new typescript` lays it out (its Pulumi.yaml, package.json,
+ * tsconfig.json with `module` as given, index.ts at the root), with the packed package installed by
+ * npm from its tarball, as a user adds it.
+ */
+async function newTypescriptProgram(dir: string, name: string, module: "commonjs" | "nodenext"): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "Pulumi.yaml"),
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\ndescription: A minimal TypeScript Pulumi program\n`,
+  );
+  const manifest = {
+    name,
+    main: "index.ts",
+    // As the template has them (this repository's TypeScript 6 refuses the template's moduleResolution).
+    devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
+    dependencies: { "@pulumi/pulumi": installed("@pulumi/pulumi") },
+  };
+  await writeFile(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
+  const compilerOptions = {
+    strict: true,
+    outDir: "bin",
+    target: "es2020",
+    module,
+    moduleResolution: module === "commonjs" ? "node" : "nodenext",
+    sourceMap: true,
+    experimentalDecorators: true,
+    pretty: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+  };
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    `${JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 4)}\n`,
+  );
+  await writeFile(path.join(dir, "index.ts"), 'import * as pulumi from "@pulumi/pulumi";\n');
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", sdkPackage], {
+    cwd: dir,
+    env: npmEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 300_000,
+  });
 }
 
 let scratch: string;
 let tarball: string;
+/** The npm package, packed: what a user installs, or runs with `npx -p`. */
+let sdkPackage: string;
+/** Where the stand-in for the Node.js language host is (support/language-host.mts), as gitops.test.ts puts it. */
+let languageHostDir: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-import-e2e-"));
   tarball = await packPlugin(scratch);
-});
+  sdkPackage = await npmPack(".", scratch);
+  languageHostDir = path.join(scratch, "language-host");
+  await mkdir(languageHostDir);
+  const host = path.join(languageHostDir, "pulumi-language-nodejs");
+  const standIn = path.join(repoRoot, "test", "e2e", "support", "language-host.mts");
+  await writeFile(host, `#!/bin/sh\nexec "${process.execPath}" "${standIn}" "$@"\n`);
+  await chmod(host, 0o755);
+}, 600_000);
 afterAll(async () => {
   await closePools();
   if (scratch) await rm(scratch, { recursive: true, force: true });
@@ -196,7 +272,18 @@ afterAll(async () => {
 
 /** The Pulumi CLI and the installed package's `cloudplatform-import`, on stacks kept under `stateDir`. */
 async function toolsFor(stateDir: string, emulator: Emulator) {
-  const env = await engineEnvironment(stateDir);
+  // npm's own settings too: `npx -p` installs the packed package's dependencies, from its cache when it can.
+  const env: Record<string, string> = {
+    ...npmEnv(),
+    ...(await engineEnvironment(stateDir)),
+    npm_config_prefer_offline: "true",
+  };
+  /** With the Node.js language host's stand-in, for plain `pulumi up` of a TypeScript program. */
+  const tsEnv = {
+    ...env,
+    PATH: `${languageHostDir}${path.delimiter}${env["PATH"] ?? ""}`,
+    PULUMI_SKIP_CONFIRMATIONS: "true",
+  };
   const pulumiBin = path.join(await pulumiBinDir(), "pulumi");
   await runIn(env, stateDir, pulumiBin, [
     "plugin",
@@ -207,31 +294,45 @@ async function toolsFor(stateDir: string, emulator: Emulator) {
     "--file",
     tarball,
   ]);
-  // The package as users install it (npm pack, npm install): its bin, from a prepared example's install.
-  const example = await ExampleStack.create("quickstart", providerConfig(emulator), { stateDir });
-  const importBin = path.join(example.workDir, "node_modules", ".bin", "cloudplatform-import");
   return {
     env,
     pulumi: async (dir: string, args: readonly string[], input?: string) =>
       (await runIn(env, dir, pulumiBin, [...args, "--non-interactive"], input)).stdout,
+    /** As the README has a program without node_modules (YAML, Go, …) run it: from the packed package. */
     importCommand: (dir: string, args: readonly string[], extraEnv: Record<string, string> = {}) =>
-      runIn({ ...env, ...extraEnv }, dir, importBin, args),
-    /** A YAML project in `dir` with a stack e2e whose config points at the emulator. */
-    async yamlProject(dir: string, project: string) {
-      await mkdir(dir, { recursive: true });
-      await writeFile(path.join(dir, "Pulumi.yaml"), `name: ${project}\nruntime: yaml\n`);
+      runIn({ ...env, ...extraEnv }, dir, "npx", ["--yes", "-p", sdkPackage, "cloudplatform-import", ...args]),
+    /** A line of the README's shell, in a TypeScript program's directory (its node_modules/.bin by npx). */
+    shell: (dir: string, line: string) => runIn(tsEnv, dir, "bash", ["-c", line]),
+    /** The plan of `pulumi preview --json` in a TypeScript program's directory: its change summary. */
+    async plan(dir: string): Promise<Record<string, number>> {
+      const { stdout } = await runIn(tsEnv, dir, "pulumi", ["preview", "--json", "--non-interactive"]);
+      return (JSON.parse(stdout) as { changeSummary: Record<string, number> }).changeSummary;
+    },
+    /** A stack e2e in `dir` whose config points at the emulator. */
+    async stack(dir: string) {
       await this.pulumi(dir, ["stack", "init", "e2e"]);
       await this.pulumi(dir, ["config", "set", "cloudplatform:baseUrl", emulator.baseUrl]);
       await this.pulumi(dir, ["config", "set", "cloudplatform:s3Url", emulator.s3Url]);
       await this.pulumi(dir, ["config", "set", "--secret", "cloudplatform:apiKey"], emulator.apiKey);
     },
+    /** A YAML project in `dir` with a stack e2e whose config points at the emulator. */
+    async yamlProject(dir: string, project: string) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, "Pulumi.yaml"), `name: ${project}\nruntime: yaml\n`);
+      await this.stack(dir);
+    },
     /** `pulumi import --file` of each file, the declarations it writes appended to the program. */
-    async importInto(dir: string, files: readonly string[]): Promise<string> {
+    async importInto(dir: string, files: readonly string[], quote: readonly string[] = []): Promise<string> {
       let generated = "";
       for (const [i, file] of files.entries()) {
         const out = `generated-${i}.yaml`;
         await this.pulumi(dir, ["import", "--file", file, "--yes", "--protect=false", "--out", out]);
         generated += (await readFile(path.join(dir, out), "utf8")).replace(/^resources:\n/, "");
+      }
+      // What the command said to quote, quoted as it said (`name: 0x1f  →  name: "0x1f"`).
+      for (const line of quote) {
+        const [from = "", to = ""] = line.trim().split("  →  ");
+        generated = generated.replaceAll(`${from}\n`, `${to}\n`);
       }
       const program = await readFile(path.join(dir, "Pulumi.yaml"), "utf8");
       await appendFile(
@@ -240,7 +341,6 @@ async function toolsFor(stateDir: string, emulator: Emulator) {
       );
       return generated;
     },
-    dispose: () => example.dispose(),
   };
 }
 
@@ -250,7 +350,8 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
   let stateDir: string;
   let tools: Awaited<ReturnType<typeof toolsFor>>;
   let yamlDir: string;
-  let tsStack: ExampleStack;
+  /** The TypeScript programs, one per module setting, each with its own stack e2e. */
+  const tsDirs = new Map<"commonjs" | "nodenext", string>();
   let goDir: string;
   let goProgram: string;
   /** What the Go program declares: every object it imported so far. */
@@ -265,11 +366,12 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     "backup.2026.q4",
     "a--b",
     "0day",
-    "web-static",
+    // Names YAML reads as a boolean and numbers: the engine's YAML code generation leaves them unquoted.
+    "true",
     "data-lake-raw",
     "data.lake.raw",
-    "cdn-origin",
-    "archive-2019",
+    "0x1f",
+    "1e3",
   ];
   const zoneNames = [
     "example.com",
@@ -295,8 +397,6 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     goProgram = path.join(await toolDir("CLOUDPLATFORM_GO_E2E_BIN_DIR", "build-go-e2e.sh"), "cloudplatform-go-e2e");
   });
   afterAll(async () => {
-    await tsStack?.dispose();
-    await tools?.dispose();
     await emulator?.close();
   });
 
@@ -327,6 +427,12 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
   it("YAML: `pulumi import --file` then a preview with no change; no write, every secret still works, none in the state", async () => {
     const before = await writes(emulator);
     const { stdout } = await tools.importCommand(yamlDir, []);
+    const quote = stdout.split("\n").filter((l) => l.includes("  →  name: "));
+    expect(quote).toEqual([
+      '    name: 0x1f  →  name: "0x1f"',
+      '    name: 1e3  →  name: "1e3"',
+      '    name: true  →  name: "true"',
+    ]);
     // The zone named like a bucket goes into the second file, so the first keeps its references.
     expect(stdout).toContain("1 zone(s) share a name with a bucket");
     const first = await importEntries(yamlDir);
@@ -335,7 +441,12 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     expect(second).toEqual([
       { type: "cloudplatform:index:DnsZone", name: "assetsExampleComZone", id: expect.stringMatching(/^zone_/) },
     ]);
-    const generated = await tools.importInto(yamlDir, ["cloudplatform-import.json", "cloudplatform-import-2.json"]);
+    const generated = await tools.importInto(
+      yamlDir,
+      ["cloudplatform-import.json", "cloudplatform-import-2.json"],
+      quote,
+    );
+    expect(generated).toContain('name: "0x1f"\n');
     // Every credential refers to its bucket's id; its access key id is stated, its secret is not.
     expect(generated.match(/bucketId: \$\{[a-zA-Z0-9]+\.id\}/g)).toHaveLength(41);
     expect(generated).toContain("bucketId: ${mediaLogs.id}");
@@ -404,44 +515,73 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     expectNoSecret(exported, project.secrets, emulator);
   });
 
-  it("TypeScript, dynamic SDK: the written program's `pulumi up` takes every object over with no write; then no change", async () => {
-    const outside = path.join(scratch, "outside");
-    await mkdir(outside, { recursive: true });
-    // Outside a Pulumi project: the settings come from the environment.
-    await tools.importCommand(outside, [], {
-      CLOUDPLATFORM_BASE_URL: emulator.baseUrl,
-      CLOUDPLATFORM_API_KEY: emulator.apiKey,
-    });
-    const programFile = path.join(outside, "cloudplatform-import.ts");
-    const program = await readFile(programFile, "utf8");
-    expect(program).toContain("bucketId: mediaLogs.bucketId,");
-    expect(program).not.toMatch(/secretAccessKey|cp-/);
-    await typescriptProgram(path.join(scratch, "ts-src"), "imported-ts", programFile);
-    tsStack = await ExampleStack.create("imported-ts", providerConfig(emulator), {
-      sourceRoot: path.join(scratch, "ts-src"),
-      stateDir,
-    });
-    const before = await writes(emulator);
-    const up = await tsStack.up();
-    expect(changesOtherThanSame(up)).toEqual({ create: 62 });
-    expect(await writes(emulator)).toBe(before);
-    expect(changesOtherThanSame(await tsStack.preview())).toEqual({});
-    expect(await writes(emulator)).toBe(before);
-    await project.expectSecretsWork();
-    const exported = await tsStack.exportState();
+  /**
+   * The README's TypeScript steps, line by line in the program's directory: `pulumi up` as
+   * `pulumi up --yes` (no terminal to confirm on), and before it the plan, which must delete nothing.
+   */
+  async function readmeSteps(dir: string): Promise<{ plan: Record<string, number>; output: string }> {
+    const { shell } = await readmeTypescript();
+    let plan: Record<string, number> = {};
+    let output = "";
+    const script = readerScript(shell, { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url });
+    for (const line of script.split("\n").slice(1)) {
+      if (line.trim() === "" || line.startsWith("#")) continue;
+      if (line.startsWith("pulumi up")) {
+        plan = await tools.plan(dir);
+        expect(plan["delete"] ?? 0, "the plan deletes nothing").toBe(0);
+        expect(plan["replace"] ?? 0).toBe(0);
+        expect(plan["update"] ?? 0).toBe(0);
+      }
+      output += (await tools.shell(dir, line.replace(/^pulumi up\b/, "pulumi up --yes"))).stdout;
+    }
+    return { plan, output };
+  }
+
+  /** What a TypeScript program's stack holds: its resources of this package, its output, no secret. */
+  async function typescriptStack(dir: string): Promise<{ held: ExportedResource[]; declared: unknown }> {
+    const exported = await tools.pulumi(dir, ["stack", "export"]);
     expectNoSecret(exported, project.secrets, emulator);
-    const credentials = resourcesOf(exported).filter((r) => r.type.endsWith(":BucketCredential"));
-    expect(credentials).toHaveLength(41);
-    for (const c of credentials) expect(c.outputs?.["secretKnown"]).toBe(false);
-  });
+    const declared = JSON.parse(await tools.pulumi(dir, ["stack", "output", "importedObjects", "--json"]));
+    return { held: resourcesOf(exported).filter(ofThisPackage), declared };
+  }
+
+  it.for(["commonjs", "nodenext"] as const)(
+    "TypeScript (module %s), the README's steps as written in a `pulumi new typescript` program: every object taken over, no write; then no change",
+    async (module) => {
+      const dir = path.join(scratch, `ts-${module}`);
+      await newTypescriptProgram(dir, `imported-ts-${module}`, module);
+      await tools.stack(dir);
+      await writeFile(path.join(dir, "index.ts"), (await readmeTypescript()).index, { flag: "a" });
+      const before = await writes(emulator);
+      const { plan, output } = await readmeSteps(dir);
+      expect(plan).toEqual({ create: 62 });
+      expect(output).toContain("6 zones, 14 buckets, 41 credentials to import (61 objects)");
+      expect(await writes(emulator)).toBe(before);
+      const program = await readFile(path.join(dir, "cloudplatform-imported.ts"), "utf8");
+      expect(program).toContain("bucketId: mediaLogs.bucketId,");
+      expect(program).not.toMatch(/secretAccessKey|cp-/);
+      // The program type-checks with its own tsconfig, as the vendor's host (ts-node) checks it.
+      await tools.shell(dir, "npx tsc --noEmit");
+      const { held, declared } = await typescriptStack(dir);
+      expect(held).toHaveLength(61);
+      expect(declared).toBe(61);
+      const credentials = held.filter((r) => r.type.endsWith(":BucketCredential"));
+      expect(credentials).toHaveLength(41);
+      for (const c of credentials) expect(c.outputs?.["secretKnown"]).toBe(false);
+      await project.expectSecretsWork();
+      tsDirs.set(module, dir);
+    },
+  );
 
   it("run again: nothing new, for every stack, under either type token", async () => {
     for (const [dir, label] of [
       [yamlDir, "yaml"],
       [goDir, "go"],
-      [tsStack.workDir, "typescript"],
+      ...[...tsDirs].map(([module, dir]) => [dir, `typescript, ${module}`] as const),
     ] as const) {
-      const { stdout } = await tools.importCommand(dir, ["--stack", "e2e"]);
+      const { stdout } = label.startsWith("typescript")
+        ? await tools.shell(dir, "npx cloudplatform-import --stack e2e")
+        : await tools.importCommand(dir, ["--stack", "e2e"]);
       expect(stdout, label).toContain(
         "cloudplatform-import: 0 zones, 0 buckets, 0 credentials to import (0 objects); 61 already managed by stack e2e left out",
       );
@@ -449,21 +589,38 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     }
   });
 
-  it("three objects made since: exactly those three, for every stack; imported, at rest", async () => {
+  it("three objects made since: exactly those three, for every stack; imported, at rest, nothing ever planned for deletion", async () => {
     const zoneId = await project.zone("new.example");
     const bucketId = await project.bucket("new-bucket", "Archive");
     const mediaLogs = [...project.made.buckets].find(([, b]) => b.name === "media-logs")?.[0] ?? "";
     const accessKeyId = await project.credential(mediaLogs, true);
     const expected = [zoneId, `${mediaLogs}/${accessKeyId}`, bucketId];
 
-    for (const dir of [yamlDir, goDir, tsStack.workDir]) {
-      await rm(path.join(dir, "cloudplatform-import.json"), { force: true });
-      await rm(path.join(dir, "cloudplatform-import-2.json"), { force: true });
+    const before = await writes(emulator);
+    for (const dir of [yamlDir, goDir]) {
       const { stdout } = await tools.importCommand(dir, ["--stack", "e2e"]);
       expect(stdout).toContain("1 zone, 1 bucket, 1 credential to import (3 objects); 61 already managed");
       expect((await importEntries(dir)).map((e) => e.id)).toEqual(expected);
+      // The earlier run's second file is gone: it listed a zone the stack holds by now.
+      await expect(readFile(path.join(dir, "cloudplatform-import-2.json"))).rejects.toThrow();
     }
-    const before = await writes(emulator);
+    // TypeScript: the README's steps again, as they are; index.ts unchanged.
+    expect([...tsDirs.keys()]).toEqual(["commonjs", "nodenext"]);
+    for (const dir of tsDirs.values()) {
+      const { plan, output } = await readmeSteps(dir);
+      expect(plan).toEqual({ create: 3, same: 62 });
+      expect(output).toContain("1 zone, 1 bucket, 1 credential to import (3 objects); 61 already managed");
+      expect(output).toContain(
+        "kept the 61 declarations earlier runs wrote to cloudplatform-imported.ts, and added 3.",
+      );
+      const { held, declared } = await typescriptStack(dir);
+      expect(held).toHaveLength(64);
+      expect(declared).toBe(64);
+      // Once more, nothing new: the file stays, the plan is empty.
+      const again = await tools.shell(dir, "npx cloudplatform-import");
+      expect(again.stdout).toContain("nothing new to import into stack e2e; no file written.");
+      expect(await tools.plan(dir)).toEqual({ same: 65 });
+    }
     await tools.importInto(yamlDir, ["cloudplatform-import.json"]);
     await tools.pulumi(yamlDir, ["preview", "--expect-no-changes"]);
     // The Go program declares its whole stack: what it imported before, and the three.
@@ -539,7 +696,6 @@ describe("moving a stack from the dynamic SDK to the plugin and back", () => {
   afterAll(async () => {
     await moved?.dispose();
     await old?.dispose();
-    await tools?.dispose();
     await emulator?.close();
   });
 
@@ -587,7 +743,11 @@ describe("moving a stack from the dynamic SDK to the plugin and back", () => {
     // No stack to go into yet: the settings come from the old stack's config.
     const { stdout } = await tools.importCommand(outside, ["--from", "e2e", "--from-cwd", yamlDir]);
     expect(stdout).toContain("2 zones, 3 buckets, 6 credentials to import (11 objects)");
-    await typescriptProgram(path.join(scratch, "moved-src"), "moved-ts", path.join(outside, "cloudplatform-import.ts"));
+    await typescriptProgram(
+      path.join(scratch, "moved-src"),
+      "moved-ts",
+      path.join(outside, "cloudplatform-imported.ts"),
+    );
     moved = await ExampleStack.create("moved-ts", providerConfig(emulator), {
       sourceRoot: path.join(scratch, "moved-src"),
       stateDir,
@@ -677,7 +837,7 @@ describe("every answer shape the provider reads, on lists of two items a page", 
         expect.stringMatching(/^BucketCredential mediaLogsKey/),
         "Bucket mediaLogs2",
       ]);
-      const program = await readFile(path.join(dir, "cloudplatform-import.ts"), "utf8");
+      const program = await readFile(path.join(dir, "cloudplatform-imported.ts"), "utf8");
       expect(program.match(/active: false/g)).toHaveLength(1);
       expect(program.match(/active: true/g)).toHaveLength(3);
       for (const c of ["Archive", "Standard", "InfrequentAccess"]) expect(program).toContain(`storageClass: "${c}"`);

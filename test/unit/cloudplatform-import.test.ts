@@ -1,13 +1,13 @@
 // cloudplatform-import: the names it gives (portable, unique, the same on every run, read from the
 // platform's names), what it leaves out (what the stack manages, what a moved stack does not hold,
 // the API key), the import file and the program file it writes, and the release of a moved stack.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { discover, type Inventory } from "../../provider/import/discover.js";
-import { importBatches, importFile, importFileText, programFileText } from "../../provider/import/files.js";
+import { declaredIn, importBatches, importFile, importFileText, programFileText } from "../../provider/import/files.js";
 import { main } from "../../provider/import/main.js";
 import {
   bucketBase,
@@ -15,6 +15,7 @@ import {
   isPortableIdentifier,
   keySuffixes,
   NameAllocator,
+  yamlReadsAsOtherType,
   zoneBase,
 } from "../../provider/import/names.js";
 import { counts, plan, summary, type CredentialItem, type Item } from "../../provider/import/plan.js";
@@ -361,6 +362,72 @@ describe("the program file (TypeScript, dynamic SDK)", () => {
   });
 });
 
+describe("the program file, written again", () => {
+  const first = plan(project(), { target: emptyHoldings });
+  const firstText = programFileText(first, base, "dev");
+  const grown = (): Inventory => {
+    const p = project();
+    return {
+      ...p,
+      buckets: [...p.buckets, bucket("bkt_9", "media_logs")],
+      zones: [...p.zones, zone("zone_9", "new.example")],
+    };
+  };
+
+  it("reads back what it declares: every id, every name", () => {
+    const d = declaredIn(firstText);
+    expect(d.names).toEqual(new Set(first.items.map((i) => i.name)));
+    expect(d.zones.size + d.buckets.size + d.credentials.size).toBe(first.items.length);
+    for (const i of first.items) {
+      const own = i.kind === "BucketCredential" ? i.accessKeyId : i.id;
+      expect([...d.zones, ...d.buckets, ...d.credentials]).toContain(own);
+    }
+  });
+
+  it("keeps every earlier declaration as it is (an edit too), adds the new ones under fresh names, lists all in `imported`", () => {
+    const edited = firstText.replace('name: "example.com",', 'name: "example.com", // ours now');
+    const d = declaredIn(edited);
+    const target = { ...emptyHoldings, zones: d.zones, buckets: d.buckets, credentials: d.credentials, names: d.names };
+    const added = plan(grown(), { target });
+    expect(added.items.map((i) => i.id)).toEqual(["zone_9", "bkt_9"]);
+    // Named apart from what the file declares (`mediaLogs`, `mediaLogs2` are taken).
+    expect(added.items.map((i) => i.name)).toEqual(["newExampleZone", "mediaLogs3"]);
+    const again = programFileText(added, base, "dev", edited);
+    expect(again.startsWith(edited.split("\n// Every object this file declares")[0] ?? "")).toBe(true);
+    expect(again).toContain('name: "example.com", // ours now');
+    expect(again).toContain("// Written by cloudplatform-import: 1 zone, 1 bucket, 0 credentials");
+    const all = [...first.items, ...added.items].map((i) => i.name);
+    expect(again).toContain(`export const imported = [${all.map((n) => `\n  ${n},`).join("")}\n];\n`);
+    expect(again.match(/^export const imported =/gm)).toHaveLength(1);
+    expect(declaredIn(again).names.size).toBe(all.length);
+  });
+});
+
+describe("names YAML reads as another type", () => {
+  it.each([
+    "0x1f",
+    "true",
+    "1e3",
+    "null",
+    "~",
+    "yes",
+    ".5",
+    "No",
+    "on",
+    "017",
+    "0o17",
+    "1_000",
+    "1:30",
+    ".inf",
+    "2026-01-02",
+    "12",
+  ])("%s: said to be quoted", (name) => expect(yamlReadsAsOtherType(name)).toBe(true));
+  it.each(["0day", "media-logs", "3d-assets", "example.com", "1e3.example", "yes-please", "0x1g", "a1", "1.2.3"])(
+    "%s: a string already",
+    (name) => expect(yamlReadsAsOtherType(name)).toBe(false),
+  );
+});
+
 describe("releasing a moved stack", () => {
   const held = (resources: object[]) => readHoldings({ deployment: { resources } });
   const old = held([
@@ -406,6 +473,19 @@ describe("the command, outside a Pulumi project (settings from the environment)"
     process.env = { ...saved };
   });
 
+  /** The command's exit code must be 0; its lines on stdout. */
+  async function command(args: readonly string[]): Promise<string[]> {
+    const lines: string[] = [];
+    expect(
+      await main(
+        args,
+        (l) => lines.push(l),
+        () => undefined,
+      ),
+    ).toBe(0);
+    return lines;
+  }
+
   /** The project on every page of a Link-header list, two items a page. */
   function pagedProject(): void {
     const page = (path: string, items: object[], at: number) => {
@@ -439,14 +519,7 @@ describe("the command, outside a Pulumi project (settings from the environment)"
 
   it("--dry-run lists what it would import, on every page, and writes nothing", async () => {
     pagedProject();
-    const lines: string[] = [];
-    expect(
-      await main(
-        ["--cwd", dir, "--dry-run"],
-        (l) => lines.push(l),
-        () => undefined,
-      ),
-    ).toBe(0);
+    const lines = await command(["--cwd", dir, "--dry-run"]);
     expect(readdirSync(dir)).toEqual([]);
     expect(lines).toContain('  + BucketCredential mediaLogsKeyAaa2  CPAK000000000000AAA2 of "media-logs", deactivated');
     expect(lines.at(-2)).toMatch(/^cloudplatform-import: 1 zone, 3 buckets, 3 credentials to import \(7 objects\);/);
@@ -464,14 +537,68 @@ describe("the command, outside a Pulumi project (settings from the environment)"
         (l) => progress.push(l),
       ),
     ).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(["cloudplatform-import.json", "cloudplatform-import.ts"]);
+    expect(readdirSync(dir).sort()).toEqual(["cloudplatform-import.json", "cloudplatform-imported.ts"]);
     const file = JSON.parse(readFileSync(join(dir, "cloudplatform-import.json"), "utf8")) as { resources: unknown[] };
     expect(file.resources).toHaveLength(7);
-    expect(readFileSync(join(dir, "cloudplatform-import.ts"), "utf8")).toContain("bucketId: mediaLogs.bucketId,");
+    expect(readFileSync(join(dir, "cloudplatform-imported.ts"), "utf8")).toContain("bucketId: mediaLogs.bucketId,");
     expect(progress.at(-1)).toBe(
       "cloudplatform-import: listed 1 zone and 3 buckets; credentials of 3 of them (3 credentials).",
     );
     expect(lines.join("\n")).not.toContain(apiKey);
+  });
+
+  it("run again, nothing new: the program file stays as it is, the import file lists all still, a stale second file goes", async () => {
+    pagedProject();
+    await command(["--cwd", dir]);
+    const program = join(dir, "cloudplatform-imported.ts");
+    const first = readFileSync(program, "utf8");
+    // As an earlier run that found a zone named like a bucket leaves it.
+    writeFileSync(join(dir, "cloudplatform-import-2.json"), '{"resources":[]}');
+    pagedProject();
+    const lines = await command(["--cwd", dir]);
+    expect(lines).toContain(
+      "  note: kept the 7 declarations earlier runs wrote to cloudplatform-imported.ts, and added none: it declares every object above.",
+    );
+    expect(readFileSync(program, "utf8")).toBe(first);
+    const file = JSON.parse(readFileSync(join(dir, "cloudplatform-import.json"), "utf8")) as { resources: unknown[] };
+    expect(file.resources).toHaveLength(7);
+    expect(readdirSync(dir).sort()).toEqual(["cloudplatform-import.json", "cloudplatform-imported.ts"]);
+  });
+
+  it("refuses to write where Node would load something else for the program's import, and writes nothing", async () => {
+    for (const shadow of ["cloudplatform-imported.json", "cloudplatform-imported.js", "cloudplatform-imported"]) {
+      const here = mkdtempSync(join(tmpdir(), "cloudplatform-import-shadow-"));
+      try {
+        if (shadow.includes(".")) writeFileSync(join(here, shadow), "{}");
+        else mkdirSync(join(here, shadow));
+        await expect(
+          main(
+            ["--cwd", here],
+            () => undefined,
+            () => undefined,
+          ),
+        ).rejects.toThrow(/would be loaded instead of cloudplatform-imported\.ts .*Nothing was written\./);
+        expect(readdirSync(here)).toEqual([shadow]);
+      } finally {
+        rmSync(here, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it("says which names to quote in the YAML that `pulumi import` writes", async () => {
+    nock(base).get("/dns/zones").reply(200, []);
+    nock(base)
+      .get("/object-storage/buckets")
+      .reply(200, [
+        { id: "bkt_1", name: "0x1f", storage_class: "Standard" },
+        { id: "bkt_2", name: "1e3", storage_class: "Standard" },
+        { id: "bkt_3", name: "plain", storage_class: "Standard" },
+      ]);
+    for (const id of ["bkt_1", "bkt_2", "bkt_3"])
+      nock(base).get(`/object-storage/buckets/${id}/credentials`).reply(200, []);
+    const lines = await command(["--cwd", dir, "--dry-run"]);
+    expect(lines.join("\n")).toContain('    name: 0x1f  →  name: "0x1f"\n    name: 1e3  →  name: "1e3"');
+    expect(lines.join("\n")).not.toContain("name: plain");
   });
 
   it("lists through the provider's own calls (discover with a lister), a few buckets at a time", async () => {

@@ -10,6 +10,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { programFileText } from "../../provider/import/files.js";
+import { plan } from "../../provider/import/plan.js";
+import { emptyHoldings } from "../../provider/import/stack.js";
 import { buildSchema } from "../../provider/plugin/schema.js";
 import { yamlProblems, type SchemaSpec } from "../support/schema-docs.js";
 import { docPages } from "./doc-links.js";
@@ -99,6 +102,26 @@ const programs = new Map(
     .filter(([, blocks]) => blocks.length > 0)
     .map(([page, blocks]) => [page, `${continues[page] ?? ""}${blocks.join("\n")}\nexport {};\n`]),
 );
+/**
+ * docs/import.md's index.ts uses the file `cloudplatform-import` writes beside it: what the command
+ * writes for a small project (a zone, a bucket and its credential) is compiled beside the page's
+ * program, so both the page and the generated file are checked against the SDK.
+ */
+const importedFile = programFileText(
+  plan(
+    {
+      zones: [{ id: "zone_1", name: "example.com", status: "active", nameservers: [], created_at: undefined }],
+      buckets: [{ id: "bkt_1", name: "media-logs", storage_class: "Standard", created_at: undefined }],
+      credentials: new Map([
+        ["bkt_1", [{ access_key_id: "CPAKAAAAAAAAAAAAL28M", active: true, bucket_id: undefined, created_at: undefined }]],
+      ]),
+    },
+    { target: emptyHoldings },
+  ),
+  "https://api.example-platform.com",
+  "dev",
+);
+
 /** The file a page's program is compiled as: ESM (.mts) where it awaits at the top, as emulator/README.md does. */
 const fileOf = (page: string) =>
   `doc-${page.replace(/[^a-z0-9]+/gi, "-")}.${/^await /m.test(programs.get(page) ?? "") ? "mts" : "ts"}`;
@@ -110,6 +133,7 @@ const diagnosticsOf = (name: string): string[] =>
   (checked ??= diagnostics({
     ...Object.fromEntries([...programs].map(([page, program]) => [fileOf(page), program])),
     "doc-resources-wrong.ts": wrongResources,
+    "cloudplatform-imported.ts": importedFile,
   }))[name] ?? [];
 
 describe("the documentation's TypeScript examples", () => {
@@ -151,6 +175,11 @@ describe("the documentation's TypeScript examples", () => {
       expect(diagnosticsOf(fileOf(page))).toEqual([]);
     }, 60_000);
   }
+
+  it("the file cloudplatform-import writes, which docs/import.md's program uses, compiles against the SDK", () => {
+    expect(importedFile).toContain("export const imported = [");
+    expect(diagnosticsOf("cloudplatform-imported.ts")).toEqual([]);
+  });
 
   it("a wrong example is caught (the check is not vacuous)", () => {
     expect(wrongResources).not.toEqual(resources);

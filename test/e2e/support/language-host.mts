@@ -34,19 +34,34 @@ function entryFile(): string {
   return existsSync(typescript) ? typescript : path.join(programDir, "index.js");
 }
 
-/** Compiles and runs the entry as a CommonJS module; its exports are the stack's outputs. */
-function runEntry(): Record<string, unknown> {
-  const file = entryFile();
-  const source = readFileSync(file, "utf8");
+/** A TypeScript file as CommonJS, with the program's own `typescript`. */
+function compile(file: string): string {
   const typescript = load("typescript") as typeof ts;
-  const { outputText } = typescript.transpileModule(source, {
+  return typescript.transpileModule(readFileSync(file, "utf8"), {
     fileName: path.basename(file),
     compilerOptions: {
       module: typescript.ModuleKind.CommonJS,
       target: typescript.ScriptTarget.ES2022,
       esModuleInterop: true,
     },
-  });
+  }).outputText;
+}
+
+/**
+ * The program's own .ts modules (`import "./other"`), as ts-node loads them: its `.ts` handler is
+ * added after Node's own, so `require` tries .js, .json and .node before .ts, as with the vendor host.
+ */
+type Extensions = Record<
+  string,
+  (m: Module & { _compile(code: string, filename: string): void }, file: string) => void
+>;
+const extensions = (Module as unknown as { _extensions: Extensions })._extensions;
+extensions[".ts"] ??= (m, file) => m._compile(compile(file), file);
+
+/** Compiles and runs the entry as a CommonJS module; its exports are the stack's outputs. */
+function runEntry(): Record<string, unknown> {
+  const file = entryFile();
+  const outputText = compile(file);
   const entry = new Module(file) as Module & { _compile(code: string, filename: string): void };
   entry.filename = file;
   entry.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(programDir);
