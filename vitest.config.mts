@@ -1,9 +1,28 @@
 import { defineConfig } from "vitest/config";
+import { debianToolTag } from "./test/support/tools.mts";
 
-// Three projects, run by scripts/test.sh in this order:
-// - unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
-// - emulator: the emulator over real HTTP on loopback, with real S3 clients;
-// - e2e: real Pulumi engine (Automation API) against the emulator, in child processes.
+// Given by `needs(...)` (test/support/tools.mts) to the tests that drive a Debian tool.
+const tags = [{ name: debianToolTag, description: "drives a Debian tool, declared with needs(...)" }];
+
+// End-to-end files that kill processes mid-deployment, race two deployments, or wait on the clock
+// (a lock held for a fixed time): each waits for a window that a second engine on the same two
+// cores would stretch or close, so they run alone, one at a time, after the others.
+const alone = [
+  "test/e2e/interrupted.test.ts",
+  "test/e2e/rotation-faults.test.ts",
+  "test/e2e/synced-folder-interrupted.test.ts",
+  "test/e2e/state-backend.test.ts",
+  "test/e2e/gitops.test.ts",
+];
+
+// Four projects in three groups, one group after another (sequence.groupOrder):
+// 0. unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
+//    emulator: the emulator over real HTTP on loopback, with real S3 clients;
+// 1. e2e: real Pulumi engine (Automation API or the CLI) against the emulator, in child processes.
+//    Two files at a time: each has its own emulator (port 0), backend folder and PULUMI_HOME
+//    (test/support/runner.ts, e2e/support/plugin-cli.ts), and an engine run spends much of its time
+//    waiting on processes and loopback, so two overlap well on two cores;
+// 2. e2e-alone: the files above, one at a time with nothing else running.
 export default defineConfig({
   test: {
     projects: [
@@ -12,6 +31,8 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "test/soak/**/*.test.mts"],
           environment: "node",
+          tags,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -19,18 +40,35 @@ export default defineConfig({
           name: "emulator",
           include: ["emulator/test/**/*.test.ts"],
           environment: "node",
+          tags,
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
+          exclude: alone,
           environment: "node",
+          tags,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: "e2e-alone",
+          include: alone,
+          environment: "node",
+          tags,
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

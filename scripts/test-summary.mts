@@ -11,6 +11,8 @@ try {
 } catch {
   report = undefined;
 }
-const summary = summarise({ report, vitestStatus: Number(status), root: repoRoot });
+// Set by scripts/test-without-tools.mts for its `--tags-filter` run.
+const onlyTag = process.env["CLOUDPLATFORM_SUMMARY_ONLY_TAG"] || undefined;
+const summary = summarise({ report, vitestStatus: Number(status), root: repoRoot, onlyTag });
 for (const line of summary.lines) console.log(line);
 process.exit(summary.failed > 0 ? 1 : 0);

@@ -1,14 +1,15 @@
 // Plays a fresh machine for the tests that use a Debian tool: hides every program of those tools
-// from PATH (a shadow folder of links to everything else), runs `npm test` on the test files whose
-// imports reach the tool gate or name a tool, outside CI, and fails unless that run passes with the
-// tools' tests skipped for their reason. CI runs it after the full run, because CI installs every
+// from PATH (a shadow folder of links to everything else), runs `npm test` on the tests that declare
+// such a tool with `needs` (their tag; the files chosen are those whose imports reach the tool gate
+// or name a tool), outside CI, and fails unless that run passes with the tools' tests skipped for
+// their reason and no other test run. Hooks of a file run only when it has such a test. CI runs it after the full run, because CI installs every
 // tool first and so can never see a test that fails without one (test/support/tools.mts).
 // Usage: node scripts/test-without-tools.mts [--list]   (--list: print the chosen files and stop)
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { debianTools, TOOLS } from "../test/support/tools.mts";
+import { debianToolTag, debianTools, TOOLS } from "../test/support/tools.mts";
 import { repoRoot } from "./lib/paths.mts";
 
 const hiddenPrograms = new Set(debianTools.flatMap((tool) => TOOLS[tool].programs as readonly string[]));
@@ -150,7 +151,14 @@ async function main(): Promise<void> {
     delete env["CLOUDPLATFORM_TEST_TOOLS"];
     console.error(`==> npm test without ${debianTools.join(", ")} on PATH: ${relative.length} files`);
     for (const file of relative) console.error(`    ${file}`);
-    const { status, output } = await run("bash", [path.join(repoRoot, "scripts", "test.sh"), ...relative], env);
+    // Exactly the tests that declare a Debian tool run (their tag, given by `needs`); the summary
+    // fails the run if any other test ran, and counts the others as left out.
+    env["CLOUDPLATFORM_SUMMARY_ONLY_TAG"] = debianToolTag;
+    const { status, output } = await run(
+      "bash",
+      [path.join(repoRoot, "scripts", "test.sh"), `--tags-filter=${debianToolTag}`, ...relative],
+      env,
+    );
     const verdict = judge(status, output);
     if (!verdict.ok) {
       console.error("error: without the Debian tools, `npm test` would not pass on a fresh machine:");

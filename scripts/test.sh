@@ -25,7 +25,11 @@ fi
 
 phase "vitest (projects: unit, emulator, e2e)"
 report="$(mktemp)"
-trap 'rm -f "$report"' EXIT
+# Test files share what they pack (the plugin, the npm package, the emulator's) within this run
+# (test/e2e/support/pack-once.ts): everything is built once above, so the tarballs are the same.
+CLOUDPLATFORM_PACK_CACHE="$(mktemp -d)"
+export CLOUDPLATFORM_PACK_CACHE
+trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE"' EXIT
 vitest_status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || vitest_status=$?
 # The closing line and the exit status come from one place, so they cannot disagree.

@@ -1,7 +1,12 @@
 # Sourced by test.sh and demo.sh: puts Node >= 22 and the Pulumi CLI on PATH (fetching or building
 # what is missing, with progress), then builds the project. Expects repo_root to be set.
 
-phase() { echo "==> $*" >&2; }
+# Each phase's line says how long the one before it took, so a slow phase is seen in every run.
+phase() {
+  if [ -n "${phase_started:-}" ]; then echo "    ($((SECONDS - phase_started)) s)" >&2; fi
+  phase_started=$SECONDS
+  echo "==> $*" >&2
+}
 
 ensure_toolchain() {
   phase "Node.js >= 22"

@@ -10,6 +10,7 @@ const assertionSchema = z.object({
   title: z.string(),
   status: z.string(),
   meta: z.record(z.string(), z.unknown()).optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 const reportSchema = z.object({
@@ -18,6 +19,8 @@ const reportSchema = z.object({
       name: z.string(),
       status: z.string(),
       message: z.string().optional(),
+      startTime: z.number().optional(),
+      endTime: z.number().optional(),
       assertionResults: z.array(assertionSchema),
     }),
   ),
@@ -40,17 +43,38 @@ export interface SummaryInput {
   readonly vitestStatus: number;
   /** Test file names are printed relative to this directory. */
   readonly root: string;
+  /**
+   * The tag of a `--tags-filter` run (scripts/test-without-tools.mts): its untagged tests are left out
+   * on purpose, counted apart, and one that ran anyway is a failure (the run must cover exactly the tagged).
+   */
+  readonly onlyTag?: string;
 }
 
 const skippedStates = new Set(["skipped", "pending", "todo"]);
 
 const tests = (n: number): string => `${n} ${n === 1 ? "test" : "tests"}`;
 
+/** How many of the slowest files the summary names: a slow test is seen the day it lands. */
+export const slowestShown = 20;
+
+/** The `count` slowest files of the report, slowest first, as `  123.4 s  test/e2e/x.test.ts`. */
+export function slowestFiles(report: VitestJsonReport, root: string, count = slowestShown): string[] {
+  return report.testResults
+    .flatMap((file) =>
+      file.startTime !== undefined && file.endTime !== undefined
+        ? [{ name: path.relative(root, file.name) || file.name, seconds: (file.endTime - file.startTime) / 1000 }]
+        : [],
+    )
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count)
+    .map(({ name, seconds }) => `${seconds.toFixed(1).padStart(8)} s  ${name}`);
+}
+
 export function closingLine(passed: number, failed: number, skipped: number): string {
   return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 }
 
-export function summarise({ report, vitestStatus, root }: SummaryInput): Summary {
+export function summarise({ report, vitestStatus, root, onlyTag }: SummaryInput): Summary {
   const parsed = report === undefined ? undefined : reportSchema.safeParse(report);
   if (!parsed?.success) {
     const why = parsed ? "a report vitest wrote in a shape this summary does not know" : "no report from vitest";
@@ -67,6 +91,8 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
   const brokenFiles: string[] = [];
   const skippedByReason = new Map<string, string[]>();
   let skippedWithoutReason = 0;
+  let leftOutByTag = 0;
+  const ranWithoutTag: string[] = [];
 
   for (const file of parsed.data.testResults) {
     const name = path.relative(root, file.name) || file.name;
@@ -76,11 +102,15 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
     let notRun = 0;
     for (const a of file.assertionResults) {
       const title = [name, ...a.ancestorTitles, a.title].join(" › ");
-      if (a.status === "passed") passed++;
-      else if (a.status === "failed") failedTests.push(title);
+      const untagged = onlyTag !== undefined && !(a.tags ?? []).includes(onlyTag);
+      if (a.status === "passed") {
+        if (untagged) ranWithoutTag.push(title);
+        else passed++;
+      } else if (a.status === "failed") failedTests.push(title);
       else if (skippedStates.has(a.status)) {
         const reason = a.meta?.["skipReason"];
         if (typeof reason === "string") skippedByReason.set(reason, [...(skippedByReason.get(reason) ?? []), title]);
+        else if (untagged) leftOutByTag++;
         else if (broken) notRun++;
         else skippedWithoutReason++;
       }
@@ -91,7 +121,8 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
     }
   }
 
-  const lines: string[] = [];
+  const slowest = slowestFiles(parsed.data, root);
+  const lines: string[] = slowest.length > 0 ? [`Slowest ${slowest.length} test files:`, ...slowest] : [];
   let failed = failedTests.length + brokenFiles.length;
   if (failed === 0 && vitestStatus !== 0) {
     failed = 1;
@@ -100,8 +131,10 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
         "(an unhandled error or a crashed worker): see its output above",
     );
   }
-  let skipped = skippedWithoutReason;
-  if (skippedByReason.size > 0 || skippedWithoutReason > 0) lines.push("Skipped:");
+  failed += ranWithoutTag.length;
+  let skipped = skippedWithoutReason + leftOutByTag;
+  if (skippedByReason.size > 0 || skipped > 0) lines.push("Skipped:");
+  if (leftOutByTag > 0) lines.push(`  ${tests(leftOutByTag)} without the tag ${onlyTag}, left out by --tags-filter`);
   for (const [reason, titles] of skippedByReason) {
     skipped += titles.length;
     lines.push(`  ${reason} (${tests(titles.length)}):`, ...titles.map((t) => `    ${t}`));
@@ -114,6 +147,11 @@ export function summarise({ report, vitestStatus, root }: SummaryInput): Summary
       ...brokenFiles.map((f) => `  ${f}`),
     );
   if (failedTests.length > 0) lines.push("Failed tests:", ...failedTests.map((t) => `  ${t}`));
+  if (ranWithoutTag.length > 0)
+    lines.push(
+      `Tests that ran without the tag ${onlyTag} (each counted as one failure; the run covers exactly the tagged):`,
+      ...ranWithoutTag.map((t) => `  ${t}`),
+    );
   lines.push(closingLine(passed, failed, skipped));
   return { passed, failed, skipped, lines };
 }

@@ -81,6 +81,12 @@ export const toolNames = Object.keys(TOOLS) as Tool[];
 /** The tools Debian packages install (what a fresh machine lacks, and what CI hides to play one). */
 export const debianTools: readonly Tool[] = toolNames.filter((tool) => TOOLS[tool].packages.length > 0);
 
+/**
+ * The vitest tag of every test (or suite) that declares a Debian tool with `needs`: vitest.config.mts
+ * defines it, and `--tags-filter` with it runs those tests alone.
+ */
+export const debianToolTag = "debian-tool";
+
 /** The tool a program belongs to (`ffprobe` → `ffmpeg`), if any. */
 export function toolOfProgram(program: string): Tool | undefined {
   const name = path.basename(program);
@@ -146,10 +152,13 @@ const declaredInFile = new Set<Tool>();
  */
 export function needs(...tools: Tool[]): TestOptions {
   for (const tool of tools) declaredInFile.add(tool);
+  // The run without the Debian tools (scripts/test-without-tools.mts) selects exactly these tests by tag.
+  const tags = tools.some((tool) => debianTools.includes(tool)) ? [debianToolTag] : [];
   const missing = missingTools(tools);
-  if (missing.length === 0 || isCI()) return { meta: { tools } };
+  if (missing.length === 0 || isCI()) return { tags, meta: { tools } };
   return {
     skip: true,
+    tags,
     meta: { tools, skipReason: `needs ${missing.join(", ")}; install: ${installCommand(missing)}` },
   };
 }

@@ -71,7 +71,7 @@ const classes = [
 beforeAll(async () => {
   await runProgram(
     process.execPath,
-    [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")],
+    [join(root, "node_modules/typescript/bin/tsc"), "-b", join(root, "tsconfig.json")],
     {
       timeoutMs: 600_000,
     },

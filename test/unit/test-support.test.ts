@@ -70,6 +70,58 @@ describe("the closing summary", () => {
     expect(summarise({ report, vitestStatus: 1, root }).lines).toContain("  a.test.ts: boom (1 test not run)");
   });
 
+  it("names the slowest files, slowest first, at most 20, before the closing line", () => {
+    const files = Array.from({ length: 25 }, (_, i) => ({
+      name: `/repo/test/e2e/f${i}.test.ts`,
+      status: "passed",
+      startTime: 1_000,
+      endTime: 1_000 + i * 1_500,
+      assertionResults: [{ ancestorTitles: [], title: "t", status: "passed" }],
+    }));
+    const lines = summarise({ report: { testResults: files }, vitestStatus: 0, root }).lines;
+    expect(lines[0]).toBe("Slowest 20 test files:");
+    expect(lines[1]).toBe("    36.0 s  test/e2e/f24.test.ts");
+    expect(lines[20]).toBe("     7.5 s  test/e2e/f5.test.ts");
+    expect(lines).not.toContain("     6.0 s  test/e2e/f4.test.ts");
+    expect(lines.at(-1)).toBe("25 passed, 0 failed");
+  });
+
+  it("in a --tags-filter run, counts untagged tests apart and fails one that ran anyway", () => {
+    const result = (title: string, status: string, tags: string[], meta = {}) => ({
+      ancestorTitles: [],
+      title,
+      status,
+      tags,
+      meta,
+    });
+    const skipReason = "needs aws; install: sudo apt-get install -y awscli";
+    const filtered = {
+      testResults: [
+        {
+          name: "/repo/test/e2e/a.test.ts",
+          status: "passed",
+          assertionResults: [
+            result("tool", "skipped", ["debian-tool"], { skipReason }),
+            result("other", "skipped", []),
+            result("another", "skipped", []),
+          ],
+        },
+      ],
+    };
+    const clean = summarise({ report: filtered, vitestStatus: 0, root, onlyTag: "debian-tool" });
+    expect(clean.lines).toContain("  2 tests without the tag debian-tool, left out by --tags-filter");
+    expect(clean.lines.at(-1)).toBe("0 passed, 0 failed, 3 skipped");
+    const ran = structuredClone(filtered);
+    ran.testResults[0]!.assertionResults[1] = result("other", "passed", []);
+    const leaked = summarise({ report: ran, vitestStatus: 0, root, onlyTag: "debian-tool" });
+    expect(leaked.lines).toContain("  test/e2e/a.test.ts › other");
+    expect(leaked.lines.at(-1)).toBe("0 passed, 1 failed, 2 skipped");
+    // Without the filter, the same report's untagged skips have no reason.
+    expect(summarise({ report: filtered, vitestStatus: 0, root }).lines).toContain(
+      "  2 with no reason recorded (left out by a name filter or marked skip in code)",
+    );
+  });
+
   it("fails when vitest wrote no report or one of another shape", () => {
     expect(summarise({ report: undefined, vitestStatus: 1, root }).lines).toEqual([
       "vitest failed (exit 1) with no report from vitest: see its output above",
@@ -102,12 +154,15 @@ describe("tool detection", () => {
       expect(tools.hasTool("rclone")).toBe(false);
       expect(tools.needs("rclone", "pocketsphinx")).toEqual({
         skip: true,
+        tags: ["debian-tool"],
         meta: {
           tools: ["rclone", "pocketsphinx"],
           skipReason:
             "needs rclone, pocketsphinx; install: sudo apt-get install -y rclone pocketsphinx pocketsphinx-en-us",
         },
       });
+      // Go is no Debian tool: a test that needs Go alone is not re-run without the Debian tools.
+      expect(tools.needs("go").tags).toEqual([]);
       expect(tools.needs("go", "sox").meta?.skipReason).toBe(
         "needs go, sox; install: sudo apt-get install -y sox; Go 1.25 or newer from https://go.dev/doc/install",
       );
@@ -120,10 +175,10 @@ describe("tool detection", () => {
     vi.stubEnv("CLOUDPLATFORM_TEST_TOOLS", JSON.stringify({ sox: true, rclone: false }));
     vi.stubEnv("CI", "");
     const tools = await freshTools();
-    expect(tools.needs("sox")).toEqual({ meta: { tools: ["sox"] } });
+    expect(tools.needs("sox")).toEqual({ tags: ["debian-tool"], meta: { tools: ["sox"] } });
     expect(tools.needs("sox", "rclone").skip).toBe(true);
     vi.stubEnv("CI", "true");
-    expect(tools.needs("rclone")).toEqual({ meta: { tools: ["rclone"] } });
+    expect(tools.needs("rclone")).toEqual({ tags: ["debian-tool"], meta: { tools: ["rclone"] } });
     expect(tools.installCommand(["ffmpeg", "sox", "ffmpeg"])).toBe("sudo apt-get install -y ffmpeg sox");
   });
 });

@@ -2,22 +2,27 @@
 // installed from the tarball into a folder of its own (outside this repository, so nothing of its
 // node_modules can be found), with npm resolving their dependencies as it would for a user.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { promisify } from "node:util";
+import { packOnce } from "./pack-once.js";
 import { repoRoot } from "./plugin-cli.js";
 
 const run = promisify(execFile);
 
 /** `npm pack` of a folder of this repository (its `prepack` runs) into `outDir`; the tarball's path. */
 export async function npmPack(folder: string, outDir: string): Promise<string> {
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", outDir], {
-    cwd: path.join(repoRoot, folder),
-    maxBuffer: 16 * 1024 * 1024,
+  const [tarball] = await packOnce(`npm pack ${folder}`, outDir, async (dir) => {
+    await mkdir(dir, { recursive: true });
+    const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", dir], {
+      cwd: path.join(repoRoot, folder),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return [path.join(dir, stdout.trim().split("\n").pop() ?? "")];
   });
-  return path.join(outDir, stdout.trim().split("\n").pop() ?? "");
+  return tarball ?? "";
 }
 
 /** The PATH of a machine with Node and the system's tools: no folder of this repository. */

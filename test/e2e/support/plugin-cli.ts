@@ -7,6 +7,7 @@ import { access, constants, cp, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { packOnce } from "./pack-once.js";
 
 const run = promisify(execFile);
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");
@@ -26,11 +27,13 @@ export const yamlHostDir = (): Promise<string> => toolDir("CLOUDPLATFORM_PULUMI_
 
 /** `npm run plugin:pack` into `outDir` with `args` (e.g. `--all`); the tarballs' paths (its stdout lines). */
 export async function packPlugins(outDir: string, args: readonly string[]): Promise<string[]> {
-  const { stdout } = await run("npm", ["run", "--silent", "plugin:pack", "--", "--out-dir", outDir, ...args], {
-    cwd: repoRoot,
-    maxBuffer: 16 * 1024 * 1024,
+  return packOnce(`plugin:pack ${args.join(" ")}`, outDir, async (dir) => {
+    const { stdout } = await run("npm", ["run", "--silent", "plugin:pack", "--", "--out-dir", dir, ...args], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout.trim().split("\n");
   });
-  return stdout.trim().split("\n");
 }
 
 /** `npm run plugin:pack` of this machine's platform into `outDir`; the tarball's path. */
