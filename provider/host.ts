@@ -184,10 +184,12 @@ export class Host {
       return await body(this.context(type, call.name, this.log, call.journal));
     } catch (err) {
       const annotated = annotate(err, type, call.name);
-      if (toEngine === undefined || !isPartial(annotated)) throw annotated;
+      if (toEngine === undefined || !isPartial(annotated)) throw framesOnly(annotated);
       // The engine records an error carrying `{ id, properties, reasons }` as a partially created resource.
       const { message, id, outs, reasons } = annotated;
-      throw Object.assign(new Error(message), { id, properties: toEngine(outs), reasons: reasons.map(redact) });
+      throw framesOnly(
+        Object.assign(new Error(message), { id, properties: toEngine(outs), reasons: reasons.map(redact) }),
+      );
     }
   }
 }
@@ -222,6 +224,19 @@ function editing(logger: Logger, edit: (line: string) => string): Logger {
 function annotate(err: unknown, type: string, name: string): unknown {
   if (CloudPlatformError.isInstance(err)) return err.forResource(type, name);
   if (err instanceof Error) return new Error(redact(aboutResource(type, name, err.message)));
+  return err;
+}
+
+/**
+ * `err` with a stack of its frames alone. Both hosts of @pulumi/pulumi print a failed call as
+ * `${err}: ${err.stack}` on stderr, and a stack starts with `${err}` again: each message came twice
+ * on one line, and a third time where the engine said the call's error beside it (issue 37). The
+ * engine says the message; the frames, on the lines after it, are what the stack adds.
+ */
+function framesOnly(err: unknown): unknown {
+  if (!(err instanceof Error) || err.stack === undefined) return err;
+  const frames = err.stack.indexOf("\n    at ");
+  err.stack = frames === -1 ? "" : err.stack.slice(frames);
   return err;
 }
 

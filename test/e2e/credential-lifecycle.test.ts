@@ -80,6 +80,9 @@ describe("examples/credential-lifecycle", () => {
 
     const preview = await lifecycle.stack.preview();
     expect(opsOf(preview, "uploader")).toEqual(["update"]);
+    // Only `active` changes: the refresh must not record an accessKeyId the program leaves out (issue 37).
+    expect(preview.stdout).toContain("[diff: ~active]");
+    expect(preview.stdout).not.toContain("accessKeyId");
     const fixed = await lifecycle.stack.up();
     expect(fixed.outputs?.active?.value).toBe(true);
     expect(await roundTrip(accessFrom(fixed))).toBe("ok");

@@ -135,6 +135,10 @@ export class ExampleStack {
   upFailing(config?: Config): Promise<RunResult> {
     return this.run("up", config);
   }
+  /** A refresh expected to fail: the result carries the engine's message. */
+  refreshFailing(): Promise<RunResult> {
+    return this.run("refresh");
+  }
   refresh(): Promise<RunResult> {
     return this.runOk("refresh");
   }

@@ -106,7 +106,8 @@ describe("BucketCredential operations", () => {
     const log = ctx();
     const r = await bucketCredentialCore.read(log, "CPAK1", state);
     expect(r.outs).toEqual({ ...state, active: false });
-    expect(r.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK1", active: false });
+    // The inputs as the program sets them: no accessKeyId, which would preview as removed (issue 37).
+    expect(r.inputs).toEqual({ bucketId: "bkt_1", active: false });
     expect(log.logs[0]?.message).toContain("deactivated outside Pulumi");
   });
 
@@ -120,6 +121,8 @@ describe("BucketCredential operations", () => {
     expect(r.outs).toMatchObject({ accessKeyId: "CPAK1", bucketName: "logs", s3Endpoint: s3, region: "us-east-1" });
     // The platform shows no secret again: the state says so, as a take-over's does.
     expect(r.outs).toMatchObject({ secretAccessKey: "", secretKnown: false });
+    // The program written from an import holds the credential by its access key id.
+    expect(r.inputs).toMatchObject({ bucketId: "bkt_1", accessKeyId: "CPAK1" });
   });
 
   it("reads a deleted credential, or one of a deleted bucket, as gone", async () => {

@@ -84,6 +84,19 @@ describe("dynamic host adapter", () => {
     expect(err.message).toMatch(/^Bucket "logs": POST \/object-storage\/buckets failed with 409 name_taken/);
   });
 
+  it("fails a call with a message the host's `${err}: ${err.stack}` line says once (issue 37)", async () => {
+    nock(base)
+      .get("/object-storage/buckets/bkt_1")
+      .reply(401, { error: { code: "unauthorized" } });
+    const err = await thrown(() =>
+      bucket().read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" }),
+    );
+    // What @pulumi/pulumi's hosts print on stderr for a failed call.
+    const [line, ...frames] = `${String(err)}: ${err.stack ?? ""}`.split("\n");
+    expect(line?.split("(CLOUDPLATFORM_UNAUTHORIZED)").length).toBe(2);
+    expect(frames.every((frame) => frame.startsWith("    at "))).toBe(true);
+  });
+
   it("reads a gone object as an empty id", async () => {
     nock(base).get("/object-storage/buckets/bkt_1").reply(404).get("/object-storage/buckets").reply(200, []);
     expect(await bucket().read!("bkt_1", { __logicalName: "logs", name: "logs-1", bucketId: "bkt_1" })).toEqual({

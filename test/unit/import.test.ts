@@ -86,7 +86,10 @@ describe("importable cores: read from an import target fills every output create
     expect(imported.id).toBe(created.id);
     expect(imported.outs).toEqual({ ...created.outs, secretAccessKey: "", secretKnown: false, secretFingerprint: "" });
     expect(imported.inputs).toEqual({ bucketId: "bkt_1", accessKeyId: "CPAK1", active: true });
-    expect(refreshed).toEqual(imported);
+    // A refresh records the inputs without accessKeyId, which a program that creates leaves out (issue
+    // 37); the next up records the program's own again.
+    const { accessKeyId: _kept, ...refreshedInputs } = imported.inputs as Record<string, unknown>;
+    expect(refreshed).toEqual({ ...imported, inputs: refreshedInputs });
   });
 
   it("an imported deactivated credential reads as inactive; the only warning says its secret is unknown", async () => {

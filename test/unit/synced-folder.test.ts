@@ -413,6 +413,27 @@ describe("sync", () => {
     );
   });
 
+  it("logs each upload the moment it completes, so a kill loses at most those in flight", async () => {
+    files(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}`])));
+    const store = fakeStore();
+    const synced: Manifest = new Map();
+    const log = journal().progress("SyncedFolder", "www");
+    // What the log held each time an upload was recorded, and how many uploads had completed then.
+    const appends: { lines: number; completed: number }[] = [];
+    const progress = {
+      ...log,
+      append: (lines: readonly string[]) => {
+        log.append(lines);
+        appends.push({ lines: lines.length, completed: synced.size });
+      },
+    };
+    await runSync(ctx(), { ...job(store, scan(), synced), progress }, synced);
+    expect(store.counts).toEqual({ PutObject: 40 });
+    // One line per upload, written as it completes: never a batch waiting for the next write.
+    expect(appends.length).toBe(40);
+    expect(appends.every((a, i) => a.lines === 1 && a.completed === i + 1)).toBe(true);
+  });
+
   it("a log of another bucket is not trusted", async () => {
     files({ "a.html": "a" });
     const store = fakeStore();

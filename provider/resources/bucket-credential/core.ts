@@ -195,8 +195,23 @@ const read: BucketCredentialCore["read"] = async (ctx, id, state) => {
     // An import knows no secret; a refresh of a state written before fingerprints keeps it as it is.
     ...(importing ? { secretFingerprint: "" } : {}),
   };
-  return { id, outs, inputs: inputsFrom(bucketCredentialTable, outs) };
+  return { id, outs, inputs: readInputs(outs, importing) };
 };
+
+/**
+ * The inputs a refresh records: those the program sets, as it sets them. A program that creates its
+ * credential leaves `accessKeyId` out, and the hosts are not told the previous inputs (the dynamic
+ * host's read gets the outputs alone), so a refresh keeps it out: recorded, it would show as
+ * `-accessKeyId` beside any real drift in the next preview, a removal no update makes. An import
+ * keeps it: the program written from it holds the credential by its access key id. (A program that
+ * took over with `accessKeyId` gets it back at its next `up`, where the engine records the program's inputs.)
+ */
+function readInputs(outs: BucketCredentialOutputs, importing: boolean): BucketCredentialInputs {
+  const inputs = inputsFrom(bucketCredentialTable, outs);
+  if (importing) return inputs;
+  const { accessKeyId: _left, ...asTheProgramSetsThem } = inputs;
+  return asTheProgramSetsThem;
+}
 
 const update: BucketCredentialCore["update"] = async (ctx, id, olds, news) => {
   const api = ctx.client;

@@ -30,9 +30,6 @@ export interface SyncJob {
   readonly progress: ProgressLog;
 }
 
-/** Progress lines are appended in groups: at most this many, or this long, wait for the disk. */
-const flushLines = 256;
-const flushMs = 200;
 /** A line about the sync's progress at most this often. */
 const reportMs = 10_000;
 
@@ -41,36 +38,27 @@ export async function runSync(ctx: CallContext, job: SyncJob, synced: Manifest):
   const { store, prefix, plan } = job;
   const uploads = [...plan.add, ...plan.change];
   const sent = uploads.length === 0 ? [] : await notArrived(ctx, job, uploads, synced);
-  let pending: string[] = [];
-  let flushedAt = ctx.clock.now();
-  const flush = (): void => {
-    job.progress.append(pending);
-    pending = [];
-    flushedAt = ctx.clock.now();
-  };
   let done = 0;
   let reportedAt = ctx.clock.now();
-  try {
-    await inParallel(sent, async (path) => {
-      const { sha256, size } = job.local.get(path) as { sha256: string; size: number };
-      const key = keyOf(prefix, path);
-      const etag = await putObject(store, key, { kind: "file", path: join(job.root, path), size }, sha256, {
-        contentType: contentTypeOf(path),
-        cacheControl: job.cacheControl,
-      });
-      synced.set(path, { sha256, size, etag });
-      pending.push(arrivedLine({ bucket: store.bucket, key, sha256, etag }));
-      done++;
-      const now = ctx.clock.now();
-      if (pending.length >= flushLines || now - flushedAt >= flushMs) flush();
-      if (now - reportedAt >= reportMs) {
-        reportedAt = now;
-        ctx.log.info(`uploaded ${done} of ${sent.length} files`);
-      }
+  await inParallel(sent, async (path) => {
+    const { sha256, size } = job.local.get(path) as { sha256: string; size: number };
+    const key = keyOf(prefix, path);
+    const etag = await putObject(store, key, { kind: "file", path: join(job.root, path), size }, sha256, {
+      contentType: contentTypeOf(path),
+      cacheControl: job.cacheControl,
     });
-  } finally {
-    flush();
-  }
+    synced.set(path, { sha256, size, etag });
+    // Appended as each upload completes, never batched: what a kill loses from the log is then at
+    // most the uploads still in flight, and each line lost is a file sent again (issue 37). One
+    // small append, no fsync: the page cache outlives a killed process, which is the case here.
+    job.progress.append([arrivedLine({ bucket: store.bucket, key, sha256, etag })]);
+    done++;
+    const now = ctx.clock.now();
+    if (now - reportedAt >= reportMs) {
+      reportedAt = now;
+      ctx.log.info(`uploaded ${done} of ${sent.length} files`);
+    }
+  });
   if (plan.remove.length > 0) {
     if (job.deleteRemoved) {
       const byKey = new Map(plan.remove.map((path) => [keyOf(prefix, path), path]));
