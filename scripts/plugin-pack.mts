@@ -107,6 +107,8 @@ async function main(): Promise<void> {
   try {
     await copyCompiledProvider(stage);
     await copyDocExamples(stage);
+    // Apache-2.0 travels with each copy (its section 4(a)); the tarball is one.
+    await cp(path.join(repoRoot, "LICENSE"), path.join(stage, "LICENSE"));
     // `exports` keeps the provider's self-reference (`pulumi-cloudplatform/package.json`) resolvable.
     const manifest = {
       name: pkg.name,

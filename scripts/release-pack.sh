@@ -49,7 +49,7 @@ rm -f "$out"/*.tgz "$out"/*.tar.gz "$out/SHA256SUMS"
 
 log "the plugin, for the five platforms"
 npm run --silent plugin:pack -- --all --out-dir "$out" >/dev/null
-log "the npm package (its prepare builds it)"
+log "the npm package (its prepack builds it)"
 npm pack --silent --pack-destination "$out" >/dev/null
 log "the emulator's package (its prepack builds it)"
 (cd emulator && npm pack --silent --pack-destination "$out" >/dev/null)

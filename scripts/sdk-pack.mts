@@ -33,6 +33,8 @@ async function main(): Promise<void> {
     );
     await cp(path.join(sdkDir, "package.json"), path.join(stage, "package.json"));
     await cp(path.join(sdkDir, "README.md"), path.join(stage, "README.md"));
+    // The generated folder has no LICENSE (gen-sdks.sh rewrites it): the repository's, as Apache-2.0 asks.
+    await cp(path.join(repoRoot, "LICENSE"), path.join(stage, "LICENSE"));
     await mkdir(outDir, { recursive: true });
     // The manifest's only script is `build` (tsc), which npm pack does not run.
     const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", outDir], {

@@ -39,7 +39,7 @@ async function packRepository(): Promise<{ tarball: string; hash: string }> {
   await mkdir(testCacheDir, { recursive: true });
   const packDir = await mkdtemp(path.join(testCacheDir, "pack-"));
   try {
-    // --ignore-scripts: `prepare` would rebuild; the callers build once before.
+    // --ignore-scripts: `prepack` would rebuild; the callers build once before.
     const { stdout } = await run(
       "npm",
       ["pack", "--ignore-scripts", "--silent", "--pack-destination", packDir, repoRoot],
