@@ -113,7 +113,10 @@ const importedFile = programFileText(
       zones: [{ id: "zone_1", name: "example.com", status: "active", nameservers: [], created_at: undefined }],
       buckets: [{ id: "bkt_1", name: "media-logs", storage_class: "Standard", created_at: undefined }],
       credentials: new Map([
-        ["bkt_1", [{ access_key_id: "CPAKAAAAAAAAAAAAL28M", active: true, bucket_id: undefined, created_at: undefined }]],
+        [
+          "bkt_1",
+          [{ access_key_id: "CPAKAAAAAAAAAAAAL28M", active: true, bucket_id: undefined, created_at: undefined }],
+        ],
       ]),
     },
     { target: emptyHoldings },
