@@ -13,6 +13,9 @@ const alone = [
   "test/e2e/synced-folder-interrupted.test.ts",
   "test/e2e/state-backend.test.ts",
   "test/e2e/gitops.test.ts",
+  // A schedule test: between rotateAfter's and deactivatePreviousAfter's moments a preview, an up
+  // and another preview must fit in 59 s.
+  "test/e2e/rotation.test.ts",
 ];
 
 // Four projects in three groups, one group after another (sequence.groupOrder):

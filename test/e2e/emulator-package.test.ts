@@ -43,13 +43,14 @@ afterAll(async () => {
 });
 
 describe("the packed emulator", () => {
-  it("ships its launcher, its compiled code with types, the console's page, its README and its manifest; no sources, tests or maps", async () => {
+  it("ships its launcher, its compiled code with types, the console's page, its README, LICENSE and manifest; no sources, tests or maps", async () => {
     const { stdout } = await run("tar", ["-tzf", tarball], { maxBuffer: 16 * 1024 * 1024 });
     const files = stdout.trim().split("\n");
     expect(files).toEqual(
       expect.arrayContaining([
         "package/package.json",
         "package/README.md",
+        "package/LICENSE",
         "package/bin/cloudplatform-emulator.js",
         "package/dist/cli.js",
         "package/dist/index.js",
@@ -61,7 +62,7 @@ describe("the packed emulator", () => {
     expect(
       files.filter(
         (f) =>
-          !/^package\/(package\.json|README\.md|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|src\/console\/static\/[^/]+)$/.test(
+          !/^package\/(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|src\/console\/static\/[^/]+)$/.test(
             f,
           ),
       ),

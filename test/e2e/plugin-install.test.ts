@@ -169,7 +169,7 @@ describe("the plugin tarball, installed with `pulumi plugin install --file`", ()
         const dir = path.join(own.root, "home", "plugins", `resource-cloudplatform-v${pluginVersion()}`);
         const launcher = windows ? "pulumi-resource-cloudplatform.cmd" : "pulumi-resource-cloudplatform";
         expect((await readdir(dir)).sort(), file).toEqual(
-          ["bin", "docs", "node_modules", "package-lock.json", "package.json", launcher].sort(),
+          ["bin", "docs", "LICENSE", "node_modules", "package-lock.json", "package.json", launcher].sort(),
         );
         const text = await readFile(path.join(dir, launcher), "utf8");
         if (windows) {
