@@ -112,6 +112,10 @@ describe("the examples against each shape the emulator plays", () => {
         const refreshed = await stack.exportState();
         expect(credentialIn(refreshed).active, "state after refresh").toBe(false);
         expectNoSecret(refreshed, secrets);
+        // The fix previewed is the one made: only `active` changes, no accessKeyId removed (issue 37).
+        const planned = await stack.preview();
+        expect(planned.stdout, "preview after drift").toContain("[diff: ~active]");
+        expect(planned.stdout, "preview after drift").not.toContain("accessKeyId");
         const fixed = await stack.up();
         expect(opsOf(fixed, "uploader"), "up after drift").toEqual(["update"]);
         expect(await roundTrip(accessFrom(fixed)), "S3 after up").toBe("ok");
