@@ -13,6 +13,15 @@ import { bucketCore } from "./resources/bucket/core.js";
 import { bucketCredentialCore } from "./resources/bucket-credential/core.js";
 import { dnsZoneCore } from "./resources/dns-zone/core.js";
 import { transcriptCore } from "./resources/transcript/core.js";
+import { engineAddress } from "./plugin/engine-address.js";
+import { exitWithEngine } from "./plugin/engine-watch.js";
+
+// Loaded by @pulumi/pulumi's dynamic provider host (`pulumi-resource-pulumi-nodejs`), which itself
+// outlives a killed CLI: once our resources are served there, that process ends with its engine
+// too (plugin/engine-watch.ts). Only there: a program or a test that imports this module is left alone.
+if (/[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(require.main?.filename ?? "")) {
+  exitWithEngine(engineAddress(process.argv.slice(2)), "pulumi-resource-pulumi-nodejs (pulumi-cloudplatform)");
+}
 
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);

@@ -8,6 +8,8 @@ import { createRequire } from "node:module";
 import { main } from "@pulumi/pulumi/provider";
 import { Host } from "../host.js";
 import { configValues } from "./configure.js";
+import { engineAddress } from "./engine-address.js";
+import { exitWithEngine } from "./engine-watch.js";
 import { createProvider, pluginLogger } from "./provider.js";
 import { withServerShims } from "./server-shims.js";
 
@@ -17,6 +19,7 @@ function packageVersion(): string {
   return pkg.version;
 }
 
+exitWithEngine(engineAddress(process.argv.slice(2)), "pulumi-resource-cloudplatform");
 const host = new Host({ logger: pluginLogger });
 void withServerShims(
   (request) => host.configure(configValues(request)),

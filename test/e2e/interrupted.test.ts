@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pulumiBinDir } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
 import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../soak/compare.mts";
-import { endAll } from "../soak/processes.mts";
+import { endAll, waitGone } from "../soak/processes.mts";
 import { SoakStack, type Config } from "../soak/stacks.mts";
 import { providerConfig } from "../support/emulator.js";
 import { useExampleStack } from "../support/hooks.js";
@@ -105,6 +105,9 @@ describe("an interrupted deployment", () => {
       const stack = await freshStack();
       const killed = await killedUp(stack, victim, async () => (await soak.platform.stats()).writes >= 6);
       try {
+        // Nothing of the killed run stays behind: the provider host (@pulumi/pulumi's shell wrapper
+        // and its node, which serves our resources) ends with its engine (provider/plugin/engine-watch.ts).
+        expect(await waitGone(killed.slice(1), 15_000), "the killed run's processes ended").toBe(true);
         // The killed CLI's provider process may still be finishing its creates: the next run sees to it.
         if (await stack.isLocked()) await ok(stack, "cancel");
         await ok(stack, "up");
