@@ -29,11 +29,19 @@ report="$(mktemp)"
 # (test/e2e/support/pack-once.ts): everything is built once above, so the tarballs are the same.
 CLOUDPLATFORM_PACK_CACHE="$(mktemp -d)"
 export CLOUDPLATFORM_PACK_CACHE
-trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE"' EXIT
+# The tests record there which blocks of the documentation they run (test/support/doc-blocks.mts).
+CLOUDPLATFORM_DOC_COVERAGE="$(mktemp -d)"
+export CLOUDPLATFORM_DOC_COVERAGE
+trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE" "$CLOUDPLATFORM_DOC_COVERAGE"' EXIT
 vitest_status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || vitest_status=$?
 # The closing line and the exit status come from one place, so they cannot disagree.
 status=0
 node scripts/test-summary.mts "$report" "$vitest_status" || status=$?
+if [ "$#" -eq 0 ]; then
+  # Only the whole suite runs every block it covers; a part of it would report the rest as not run.
+  phase "documentation: every command and program run by a test, or marked with why not"
+  node scripts/doc-coverage.mts "$CLOUDPLATFORM_DOC_COVERAGE" || status=1
+fi
 phase "done in $((SECONDS - start)) s (exit $status)"
 exit "$status"

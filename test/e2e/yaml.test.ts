@@ -340,29 +340,63 @@ describe("`pulumi import` in a YAML project", () => {
   });
 });
 
+/**
+ * A page's YAML program and its shell steps, run as a reader runs them from that page alone: the
+ * program as Pulumi.yaml of an empty folder, the steps with the reader's values, a prompt answered.
+ */
+async function readerYamlProject(page: string, heading: string, level: number, name: string): Promise<string> {
+  const [program, steps] = await readmeBlocks(heading, page, level);
+  if (program?.language !== "yaml" || steps?.language !== "sh")
+    throw new Error(`${page} ### ${heading}: expected yaml, sh`);
+  const dir = path.join(sandbox.root, name);
+  await mkdir(dir);
+  await writeFile(path.join(dir, "Pulumi.yaml"), program.text);
+  const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
+  const script = readerScript(steps, values, {
+    // A reader answers `pulumi up`'s prompt; a script says --yes.
+    "pulumi up": "pulumi up --yes",
+    // A reader types the key at the prompt; here it comes on stdin, as the page allows.
+    "pulumi config set --secret cloudplatform:apiKey   # prompts for the key (or reads it from stdin)":
+      'printf %s "$CLOUDPLATFORM_README_API_KEY" | pulumi config set --secret cloudplatform:apiKey',
+  });
+  const env = { ...sandbox.env, CLOUDPLATFORM_README_API_KEY: emulator.apiKey };
+  await run("bash", ["-c", script], { cwd: dir, env, maxBuffer: 64 << 20, timeout: 300_000 });
+  return dir;
+}
+
 describe("the YAML program of docs/languages.md, written as a reader would from that page alone", () => {
   let dir: string;
 
   beforeAll(async () => {
-    const [program, steps] = await readmeBlocks("YAML", "docs/languages.md");
-    if (program?.language !== "yaml" || steps?.language !== "sh")
-      throw new Error("docs/languages.md ### YAML: expected yaml, sh");
-    dir = path.join(sandbox.root, "readme-yaml");
-    await mkdir(dir);
-    await writeFile(path.join(dir, "Pulumi.yaml"), program.text);
-    const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
-    // A reader answers `pulumi up`'s prompt; a script says --yes.
-    const script = readerScript(steps, values, { "pulumi up": "pulumi up --yes" });
-    const env = { ...sandbox.env, CLOUDPLATFORM_README_API_KEY: emulator.apiKey };
-    await run("bash", ["-c", script], { cwd: dir, env, maxBuffer: 64 << 20, timeout: 300_000 });
+    dir = await readerYamlProject("docs/languages.md", "YAML", 3, "readme-yaml");
   });
-
   it("`pulumi up` deploys it: a bucket and a credential, the secret masked, the lookup answered", async () => {
     const outputs = JSON.parse((await sandbox.cli(dir, ["stack", "output", "--json"])).stdout) as Outputs;
     expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
     expect(outputs["secretAccessKey"]).toBe("[secret]");
     expect(outputs["zones"]).toEqual([]);
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+  });
+
+  it("`pulumi destroy` removes what it made", async () => {
+    await sandbox.cli(dir, ["destroy", "--yes"]);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
+describe("the YAML program of docs/executable-provider.md, written as a reader would from that page alone", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await readerYamlProject("docs/executable-provider.md", "YAML programs", 2, "executable-provider-yaml");
+  });
+
+  it("`pulumi up` deploys it: a bucket and an active credential, the secret masked; a preview then changes nothing", async () => {
+    const outputs = JSON.parse((await sandbox.cli(dir, ["stack", "output", "--json"])).stdout) as Outputs;
+    expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
+    expect(outputs["secretAccessKey"]).toBe("[secret]");
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    await sandbox.cli(dir, ["preview", "--expect-no-changes"]);
   });
 
   it("`pulumi destroy` removes what it made", async () => {

@@ -15,7 +15,8 @@ import { plan } from "../../provider/import/plan.js";
 import { emptyHoldings } from "../../provider/import/stack.js";
 import { buildSchema } from "../../provider/plugin/schema.js";
 import { yamlProblems, type SchemaSpec } from "../support/schema-docs.js";
-import { docPages } from "./doc-links.js";
+import { blocksOf, recordUse } from "../support/doc-blocks.mts";
+import { docPages } from "../support/doc-links.mts";
 
 const root = join(__dirname, "../..");
 
@@ -176,6 +177,12 @@ describe("the documentation's TypeScript examples", () => {
   for (const page of programs.keys()) {
     it(`${page}: its examples compile, as one program, against the SDK`, () => {
       expect(diagnosticsOf(fileOf(page))).toEqual([]);
+      const blocks = blocksOf(page, readFileSync(join(root, page), "utf8"));
+      recordUse(
+        blocks.filter((block) => /^(ts|typescript)$/.test(block.language)),
+        "type-checked",
+        "test/unit/doc-examples.test.ts",
+      );
     }, 60_000);
   }
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { anchors, checkLinks, docPages, links, repoRoot, slug } from "./doc-links.js";
+import { anchors, checkLinks, docPages, links, repoRoot, slug } from "../support/doc-links.mts";
 
 describe("GitHub's anchors", () => {
   it("slug a heading as GitHub does: lower case, punctuation dropped, spaces to hyphens, code and links as text", () => {

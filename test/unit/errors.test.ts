@@ -15,7 +15,7 @@ import {
   withHint,
 } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
-import { docPages } from "./doc-links.js";
+import { docPages } from "../support/doc-links.mts";
 
 const root = join(__dirname, "../..");
 const read = (file: string) => readFileSync(join(root, file), "utf8");

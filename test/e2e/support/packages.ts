@@ -2,7 +2,7 @@
 // installed from the tarball into a folder of its own (outside this repository, so nothing of its
 // node_modules can be found), with npm resolving their dependencies as it would for a user.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -127,4 +127,19 @@ export async function npxEmulator(cwd: string, args: readonly string[]): Promise
       await exited;
     },
   };
+}
+
+/**
+ * The Node.js language host's stand-in (language-host.mts) as a program named
+ * `pulumi-language-nodejs` in a folder of its own under `root`: put that folder on PATH and the CLI
+ * runs a TypeScript program's `pulumi up` as the vendor's host would. The folder's path.
+ */
+export async function languageHostFolder(root: string): Promise<string> {
+  const dir = path.join(root, "language-host");
+  await mkdir(dir, { recursive: true });
+  const host = path.join(dir, "pulumi-language-nodejs");
+  const standIn = path.join(repoRoot, "test", "e2e", "support", "language-host.mts");
+  await writeFile(host, `#!/bin/sh\nexec "${process.execPath}" "${standIn}" "$@"\n`);
+  await chmod(host, 0o755);
+  return dir;
 }

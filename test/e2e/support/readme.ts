@@ -1,24 +1,22 @@
 // The README's per-language sections as a reader uses them: its code blocks, and its shell steps
 // run with the reader's values (paths, addresses, the API key) put in place of the placeholders.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { repoRoot } from "./plugin-cli.js";
+import { expect } from "vitest";
+import { recordUse, sectionBlocks } from "../../support/doc-blocks.mts";
 
 export interface CodeBlock {
   readonly language: string;
   readonly text: string;
 }
 
-/** The fenced code blocks of the section `### <heading>` (or of another `level`) of a README of the repository, in order. */
+/**
+ * The fenced code blocks with a language of the section `### <heading>` (or of another `level`) of a page of the
+ * repository, in order. The test that reads them runs them as a reader would: they count as run by
+ * it in the documentation's coverage (test/support/doc-blocks.mts).
+ */
 export async function readmeBlocks(heading: string, file = "README.md", level = 3): Promise<CodeBlock[]> {
-  const readme = await readFile(path.join(repoRoot, file), "utf8");
-  const title = `${"#".repeat(level)} ${heading}`;
-  const start = readme.indexOf(`\n${title}\n`);
-  if (start < 0) throw new Error(`${file} has no section "${title}"`);
-  const rest = readme.slice(start + title.length + 2);
-  const next = rest.search(/\n##+ /);
-  const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, text: m[2]! }));
+  const blocks = sectionBlocks(file, heading, level).filter((block) => block.language !== "");
+  recordUse(blocks, "ran", expect.getState().testPath ?? "an end-to-end test");
+  return Promise.resolve(blocks);
 }
 
 export interface ReaderValues {

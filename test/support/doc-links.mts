@@ -3,8 +3,9 @@
 // it. No network: links with a scheme (https:, mailto:) are not followed.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { repoRoot } from "../../scripts/lib/paths.mts";
 
-export const repoRoot = path.resolve(__dirname, "..", "..");
+export { repoRoot };
 
 /** Every Markdown file under `dir` (repository-relative), in every subfolder. */
 function markdownUnder(root: string, dir: string): string[] {
