@@ -84,9 +84,19 @@ export function blocksOf(file: string, markdown: string): DocBlock[] {
   return blocks;
 }
 
+/**
+ * Pages the rule leaves out, and why: their text is not a page of ours alone, so a marker cannot be
+ * written into it.
+ */
+export const pagesLeftOut: Readonly<Record<string, string>> = {
+  "bench/README.md": "the benchmarks' figures and the commands that measure them (minutes each)",
+  "docs/examples/":
+    "the schema's examples, embedded in the Registry's pages and the generated SDKs: their programs are type-checked and compiled by `npm run check:sdks`; their `pulumi import` lines need objects with those ids",
+};
+
 /** The pages whose blocks are held to the rule: README.md, docs/, examples/*\/README.md, emulator/README.md. */
 export function coveredPages(root = repoRoot): string[] {
-  return docPages(root).filter((page) => page !== "bench/README.md");
+  return docPages(root).filter((page) => !Object.keys(pagesLeftOut).some((out) => page.startsWith(out)));
 }
 
 export function allDocBlocks(root = repoRoot): DocBlock[] {
@@ -163,6 +173,7 @@ export function coverageReport(entries: readonly BlockCoverage[]): string[] {
     const checked = e.typeChecked.length > 0 ? `; type-checked by ${e.typeChecked.join(", ")}` : "";
     lines.push(`  - ${where(e)} not run: ${e.block.notRun}${checked}`);
   }
+  for (const [page, why] of Object.entries(pagesLeftOut)) lines.push(`  - ${page}* left out: ${why}`);
   const ran = entries.filter((x) => x.ran.length > 0).length;
   lines.push(
     `Documentation blocks (shell and programs): ${entries.length}; run by a test ${ran}, ` +
