@@ -6,6 +6,7 @@
  * - transcription (transcription/*): owns uploads, transcripts and the balance.
  * Routes and shapes follow docs/api-contract.md.
  */
+import type { FileHandle } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AreaRoute } from "./router.js";
 
@@ -111,4 +112,38 @@ export interface TranscriptionService {
   reset(): Promise<void>;
   /** Stops timers and workers; running jobs are persisted as they are. */
   close(): Promise<void>;
+}
+
+/** An object as the console lists it. */
+export interface ObjectSummary {
+  readonly key: string;
+  readonly size: number;
+  readonly content_type: string;
+  readonly last_modified: string;
+  readonly etag: string;
+}
+
+export interface BucketListing {
+  /** The number of objects in the bucket. */
+  readonly count: number;
+  /** Their total size, or null when the bucket holds more than MAX_SCANNED objects. */
+  readonly bytes: number | null;
+  /** The first `limit` objects in key order (all of them when not over MAX_SCANNED). */
+  readonly objects: readonly ObjectSummary[];
+  /** True when `objects` is not every object of the bucket. */
+  readonly truncated: boolean;
+}
+
+export interface OpenedObject {
+  readonly summary: ObjectSummary;
+  /** A small object's bytes, or the open file of a larger one (the caller closes it). */
+  readonly bytes?: Buffer;
+  readonly file?: FileHandle;
+}
+
+/** A bucket's objects as the console reads them: from the S3 plane's files, not through S3. */
+export interface ObjectListing {
+  list(bucket: string, limit: number): Promise<BucketListing>;
+  /** The current bytes of `key`, or undefined when there is no such object. */
+  open(bucket: string, key: string): Promise<OpenedObject | undefined>;
 }

@@ -13,12 +13,11 @@ import { pipeline } from "node:stream/promises";
 import { ApiError } from "../api-error.js";
 import type { FaultInjector } from "../faults.js";
 import { sendJson } from "../http-io.js";
-import type { TranscriptionService } from "../interfaces.js";
+import type { ObjectListing, TranscriptionService } from "../interfaces.js";
 import type { ShapeName } from "../shapes/index.js";
 import type { StateStore } from "../state.js";
 import type { Stats } from "../stats.js";
 import { CONSOLE_PAGE } from "./guard.js";
-import type { ObjectReader } from "./objects.js";
 import type { RequestLog } from "./request-log.js";
 
 /**
@@ -65,7 +64,7 @@ export interface ConsoleDeps {
   readonly faults: FaultInjector;
   readonly transcription: TranscriptionService;
   readonly requests: RequestLog;
-  readonly objects: ObjectReader;
+  readonly objects: ObjectListing;
   readonly shape: ShapeName;
   /** Known once both servers listen. */
   readonly addresses: () => { readonly baseUrl: string; readonly s3Url: string };

@@ -1,49 +1,24 @@
 /**
  * The objects of a bucket, read for the console from the S3 plane's files without going through
  * S3 (which would need a bucket's secret, count in the stats and draw faults). It follows the
- * layout that s3/object-store.ts writes: `<dataDir>/s3/objects/<bucket>/meta/<sha256(key)>.json` is
+ * layout that object-store.ts writes, so it lives beside it; the console knows only the contract
+ * (ObjectListing in ../interfaces.ts): `<dataDir>/s3/objects/<bucket>/meta/<sha256(key)>.json` is
  * a JSON line describing the object (ObjectMeta), followed by the bytes of a small object; a larger
  * one names its bytes in `data/`. It only reads: files appear and go away by rename and unlink
  * there, so a file vanishing under a read is an object replaced or deleted meanwhile.
  */
 import { createHash } from "node:crypto";
-import { open, readdir, readFile, type FileHandle } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { compareKeys, type ObjectMeta } from "../s3/object-store.js";
-
-/** An object as the console lists it. */
-export interface ObjectSummary {
-  readonly key: string;
-  readonly size: number;
-  readonly content_type: string;
-  readonly last_modified: string;
-  readonly etag: string;
-}
+import type { BucketListing, ObjectListing, ObjectSummary, OpenedObject } from "../interfaces.js";
+import { compareKeys, type ObjectMeta } from "./object-store.js";
 
 /** How many sidecars one listing reads at most: a console is no place to page through a million keys. */
 export const MAX_SCANNED = 10_000;
 
-export interface BucketListing {
-  /** The number of objects in the bucket. */
-  readonly count: number;
-  /** Their total size, or null when the bucket holds more than MAX_SCANNED objects. */
-  readonly bytes: number | null;
-  /** The first `limit` objects in key order (all of them when not over MAX_SCANNED). */
-  readonly objects: readonly ObjectSummary[];
-  /** True when `objects` is not every object of the bucket. */
-  readonly truncated: boolean;
-}
-
-export interface OpenedObject {
-  readonly summary: ObjectSummary;
-  /** A small object's bytes, or the open file of a larger one (the caller closes it). */
-  readonly bytes?: Buffer;
-  readonly file?: FileHandle;
-}
-
 const NEWLINE = 0x0a;
 
-export class ObjectReader {
+export class ObjectReader implements ObjectListing {
   constructor(private readonly dataDir: string) {}
 
   async list(bucket: string, limit: number): Promise<BucketListing> {
