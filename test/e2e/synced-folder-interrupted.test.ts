@@ -6,8 +6,8 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { endAll, processTree, signal } from "../soak/processes.mts";
-import { repairState, SoakStack } from "../soak/stacks.mts";
+import { endAll, processTree, signal } from "../support/processes.mts";
+import { repairState, SoakStack } from "../support/stacks.mts";
 import { providerConfig } from "../support/emulator.js";
 import { useExampleStack } from "../support/hooks.js";
 import { bucketRequests, listKeys } from "./support/objects.js";

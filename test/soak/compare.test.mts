@@ -13,7 +13,7 @@ import {
   zoneType,
   type Declaration,
   type Inventory,
-} from "./compare.mts";
+} from "../support/compare.mts";
 
 const d: Declaration = { buckets: 4, credentialsPerBucket: 2, zones: 2, namePrefix: "soak" };
 

@@ -2,12 +2,12 @@
 // kill, then what a user does until the stack converges, then the platform compared with the stack,
 // then destroy, then what is left.
 import path from "node:path";
-import { declaredCreates, noCounts, type Declaration } from "./compare.mts";
+import { declaredCreates, noCounts, type Declaration } from "../support/compare.mts";
 import type { Faults, Platform } from "../support/platform.mts";
-import { endAll, endLater, processTree, signal, waitGone, type Proc } from "./processes.mts";
+import { endAll, endLater, processTree, signal, waitGone, type Proc } from "../support/processes.mts";
 import type { Random } from "./random.mts";
 import type { DeployRound, KillRecord, SituationName, SituationResult } from "./report.mts";
-import { SoakStack, type Config } from "./stacks.mts";
+import { SoakStack, type Config } from "../support/stacks.mts";
 import {
   cancel,
   compareNow,

@@ -10,7 +10,7 @@ import {
   type EmulatorEndpoints,
   type RunningEmulator,
 } from "../../scripts/lib/emulator-process.mts";
-import { watchChild } from "./processes.mts";
+import { watchChild } from "../support/processes.mts";
 import type { Random } from "./random.mts";
 import type { EmulatorCycle, SituationResult } from "./report.mts";
 

@@ -5,9 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "vitest";
 import { parseOptions, UsageError } from "./options.mts";
-import { parseStat, processTree } from "./processes.mts";
+import { parseStat, processTree } from "../support/processes.mts";
 import { seeded } from "./random.mts";
-import { emptyAttributeFiles, errorSummary, isConflictError, isLockedError, repairState } from "./stacks.mts";
+import { emptyAttributeFiles, errorSummary, isConflictError, isLockedError, repairState } from "../support/stacks.mts";
 
 describe("parseOptions", () => {
   it("has the issue's sizes by default and smaller counts with --short", () => {

@@ -1,6 +1,6 @@
 // `npm run soak -- [options]`: what runs, how much of it, and what the run produces.
 import { parseArgs } from "node:util";
-import type { Declaration } from "./compare.mts";
+import type { Declaration } from "../support/compare.mts";
 import type { SituationName } from "./report.mts";
 
 export interface SoakOptions {

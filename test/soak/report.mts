@@ -1,6 +1,6 @@
 // Per-round records, the table made from them, and the goals checked against them.
 // Pure: the soak's numbers are computed here and nowhere else, so they can be tested on records.
-import { addCounts, noCounts, total, type Comparison, type KindCounts } from "./compare.mts";
+import { addCounts, noCounts, total, type Comparison, type KindCounts } from "../support/compare.mts";
 import type { ManualStep, Step } from "./user.mts";
 
 export type SituationName = "faults" | "lost" | "kills" | "emulator";

@@ -1,7 +1,7 @@
 // The table and the goals, made from hand-made round records.
 import assert from "node:assert/strict";
 import { describe, it } from "vitest";
-import { noCounts, type KindCounts } from "./compare.mts";
+import { noCounts, type KindCounts } from "../support/compare.mts";
 import {
   goals,
   median,

@@ -9,12 +9,12 @@ import path from "node:path";
 import { startEmulatorProcess } from "../../scripts/lib/emulator-process.mts";
 import { prepareExample } from "../../scripts/lib/example-workspace.mts";
 import { pulumiBinDir, repoRoot } from "../../scripts/lib/paths.mts";
-import { declaredCreates } from "./compare.mts";
+import { declaredCreates } from "../support/compare.mts";
 import { faultRounds, faultsSpec, killRounds, killsSpec, lostSpec, type DeployContext } from "./deployments.mts";
 import { emulatorKills } from "./emulator-kills.mts";
 import { parseOptions, usage, UsageError, type SoakOptions } from "./options.mts";
 import { Platform } from "../support/platform.mts";
-import { endEverything, watchChild } from "./processes.mts";
+import { endEverything, watchChild } from "../support/processes.mts";
 import { seeded } from "./random.mts";
 import { goals, table, type SituationResult } from "./report.mts";
 

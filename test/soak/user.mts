@@ -17,7 +17,7 @@ import {
   type Declaration,
   type Holdings,
   type KindCounts,
-} from "./compare.mts";
+} from "../support/compare.mts";
 import type { Faults, Platform } from "../support/platform.mts";
 import {
   errorSummary,
@@ -27,7 +27,7 @@ import {
   repairState,
   type Config,
   type SoakStack,
-} from "./stacks.mts";
+} from "../support/stacks.mts";
 
 const exec = promisify(execFile);
 

@@ -4,7 +4,7 @@
 // (the soak, the benchmarks), so its syntax stays erasable.
 import type { FaultSettings } from "cloudplatform-emulator";
 import type { EmulatorEndpoints } from "../../scripts/lib/emulator-process.mts";
-import type { Inventory, PlatformBucket, PlatformZone } from "../soak/compare.mts";
+import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
 
 /** Fault settings of `PUT /_emulator/faults` (§9, §9.1), as the emulator declares them. */
 export type Faults = Readonly<FaultSettings>;

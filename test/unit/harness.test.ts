@@ -1,5 +1,6 @@
 // The test harness has one home (test/support/, docs/architecture.md "The test harness"), and this
-// keeps it so: the soak is imported from test/soak/, never from where it lived before (scripts/soak);
+// keeps it so: the suites (test/unit, test/e2e, test/soak) share it and never import each other, the
+// harness imports no suite, scripts/lib (below it) imports neither; nothing names scripts/soak;
 // the emulator's inspection endpoints are read through the one client, test/support/platform.mts;
 // and the fault settings are the emulator's own type, which no test file declares again.
 import { readdirSync, readFileSync } from "node:fs";
@@ -14,6 +15,34 @@ const client = "test/support/platform.mts";
 const pages = new Set(["/_emulator/console"]);
 /** Fields of the emulator's FaultSettings: a declaration naming two of them is a copy of the type. */
 const faultFields = new Set(["latencyMs", "statusRates", "dropRate", "loseRate", "garbleRate", "retryAfterSeconds"]);
+
+/** The harness's folders: what each file belongs to. */
+type Home = "support" | "e2e" | "soak" | "unit" | "scripts-lib" | "other";
+
+function homeOf(file: string): Home {
+  if (file.startsWith("test/support/")) return "support";
+  if (file.startsWith("test/e2e/")) return "e2e";
+  if (file.startsWith("test/soak/")) return "soak";
+  if (file.startsWith("test/unit/")) return "unit";
+  if (file.startsWith("scripts/lib/")) return "scripts-lib";
+  return "other";
+}
+
+/**
+ * What may import what: scripts/lib (the toolchain and the runner, shared with the demo and the
+ * benchmarks) at the bottom, test/support (the harness) above it, and the suites (unit, e2e, soak)
+ * on top, each using the harness and never another suite. Why an import breaks it, or undefined.
+ */
+function crossing(from: Home, to: Home): string | undefined {
+  const suites: Home[] = ["e2e", "soak", "unit"];
+  if (from === "support" && suites.includes(to))
+    return `the harness (test/support) imports a suite (test/${to}); move what both need into test/support`;
+  if (suites.includes(from) && suites.includes(to) && from !== to)
+    return `test/${from} imports test/${to}: suites share test/support, not each other`;
+  if (from === "scripts-lib" && to !== "scripts-lib" && to !== "other")
+    return `scripts/lib imports test/${to}: it is below the harness`;
+  return undefined;
+}
 
 export interface Finding {
   readonly file: string;
@@ -35,6 +64,16 @@ export function harnessFindings(file: string, text: string): Finding[] {
       /(^|\/)scripts\/soak\//.test(node.moduleSpecifier.text)
     ) {
       at(node, `imports ${node.moduleSpecifier.text}: the soak lives in test/soak/`);
+    }
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      node.moduleSpecifier.text.startsWith(".")
+    ) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), node.moduleSpecifier.text));
+      const wrong = crossing(homeOf(file), homeOf(target));
+      if (wrong !== undefined) at(node, `imports ${node.moduleSpecifier.text}: ${wrong}`);
     }
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
       const literal = ts.isTemplateExpression(node)
@@ -60,14 +99,17 @@ export function harnessFindings(file: string, text: string): Finding[] {
 }
 
 function testSources(): string[] {
-  return readdirSync(path.join(repoRoot, "test"), { recursive: true, encoding: "utf8" })
-    .filter((f) => /\.m?ts$/.test(f) && !f.split(path.sep).includes("node_modules"))
-    .map((f) => path.join("test", f).split(path.sep).join("/"))
+  return ["test", path.join("scripts", "lib")]
+    .flatMap((dir) =>
+      readdirSync(path.join(repoRoot, dir), { recursive: true, encoding: "utf8" })
+        .filter((f) => /\.m?ts$/.test(f) && !f.split(path.sep).includes("node_modules"))
+        .map((f) => path.join(dir, f).split(path.sep).join("/")),
+    )
     .sort();
 }
 
 describe("the test harness", () => {
-  it("has no import of scripts/soak, no second client of /_emulator/, no copy of the fault settings", () => {
+  it("has no import of scripts/soak or across suites, no second client of /_emulator/, no copy of the fault settings", () => {
     const files = testSources();
     expect(files).toContain(client);
     expect(files).toContain("test/soak/soak.mts");
@@ -91,5 +133,14 @@ describe("the test harness", () => {
       "3: declares fault settings (loseRate, garbleRate)",
     ]);
     expect(harnessFindings(client, `const s = \`\${base}${endpoint("stats")}\`;`)).toEqual([]);
+    // Across the harness's folders: a suite importing another, the harness importing a suite.
+    const crossings = [
+      ["test/e2e/x.test.ts", `import { SoakStack } from "../soak/stacks.mts";`],
+      ["test/soak/soak.mts", `import { killedUp } from "../e2e/support/kill.js";`],
+      ["test/support/x.mts", `import { seeded } from "../soak/random.mts";`],
+      ["scripts/lib/x.mts", `import { Platform } from "../../test/support/platform.mts";`],
+    ] as const;
+    for (const [file, line] of crossings) expect(harnessFindings(file, line), file).toHaveLength(1);
+    expect(harnessFindings("test/e2e/x.test.ts", `import { SoakStack } from "../support/stacks.mts";`)).toEqual([]);
   });
 });

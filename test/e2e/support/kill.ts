@@ -2,8 +2,8 @@
 // deployment is interrupted"), with the soak's own pieces (test/soak).
 import { expect } from "vitest";
 import type { Faults, Platform } from "../../support/platform.mts";
-import { processTree, signal, waitGone, type Proc } from "../../soak/processes.mts";
-import { repairState, type Config, type SoakStack } from "../../soak/stacks.mts";
+import { processTree, signal, waitGone, type Proc } from "../../support/processes.mts";
+import { repairState, type Config, type SoakStack } from "../../support/stacks.mts";
 
 export interface Kill {
   readonly platform: Platform;
