@@ -4,6 +4,7 @@
  * environment gives it, as `pulumi` itself would run there.
  */
 import { execFile } from "node:child_process";
+import { CloudPlatformError } from "./errors.js";
 import { redact } from "./redact.js";
 
 /** A stack: by name (or the selected one), in its program's directory. */
@@ -48,4 +49,31 @@ export async function stackConfig(ref: StackRef): Promise<Record<string, string>
 /** `pulumi stack export`, parsed; with `showSecrets`, its secrets in plaintext (they never leave this process). */
 export async function stackExport(ref: StackRef, showSecrets = false): Promise<unknown> {
   return JSON.parse(await pulumi(ref, ["stack", "export", ...(showSecrets ? ["--show-secrets"] : [])]));
+}
+
+/** Where a command writes a line: its results on stdout, its progress on stderr. */
+export type Line = (line: string) => void;
+
+/**
+ * Runs a package command as its bin does: every line it writes redacted, a failure said once on
+ * stderr under the command's name, the exit code set, then `done` (closing connection pools, so
+ * the process ends at once).
+ */
+export function runCommand(
+  name: string,
+  main: (args: string[], write: Line, progress: Line) => Promise<number>,
+  done: () => Promise<void>,
+): void {
+  const write: Line = (line) => void process.stdout.write(`${redact(line)}\n`);
+  const progress: Line = (line) => void process.stderr.write(`${redact(line)}\n`);
+  main(process.argv.slice(2), write, progress)
+    .then(
+      (code) => (process.exitCode = code),
+      (error: unknown) => {
+        const message = CloudPlatformError.isInstance(error) || error instanceof Error ? error.message : String(error);
+        process.stderr.write(`${name}: ${redact(message)}\n`);
+        process.exitCode = 1;
+      },
+    )
+    .finally(() => void done());
 }

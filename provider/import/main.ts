@@ -15,9 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { ApiClient, closePools } from "../client.js";
 import { resolveSettings } from "../config.js";
-import { CloudPlatformError } from "../errors.js";
-import { pulumi, stackConfig, stackExport, type StackRef } from "../pulumi-cli.js";
-import { redact } from "../redact.js";
+import { pulumi, runCommand, stackConfig, stackExport, type StackRef } from "../pulumi-cli.js";
 import { listCredentials } from "../resources/bucket-credential/api.js";
 import { listBuckets } from "../resources/bucket/api.js";
 import { listZones } from "../resources/dns-zone/api.js";
@@ -367,17 +365,4 @@ export async function main(
   return 0;
 }
 
-if (require.main === module) {
-  const write = (line: string): void => void process.stdout.write(`${redact(line)}\n`);
-  const progress = (line: string): void => void process.stderr.write(`${redact(line)}\n`);
-  main(process.argv.slice(2), write, progress)
-    .then(
-      (code) => (process.exitCode = code),
-      (error: unknown) => {
-        const message = CloudPlatformError.isInstance(error) || error instanceof Error ? error.message : String(error);
-        process.stderr.write(`cloudplatform-import: ${redact(message)}\n`);
-        process.exitCode = 1;
-      },
-    )
-    .finally(() => void closePools());
-}
+if (require.main === module) runCommand("cloudplatform-import", main, closePools);

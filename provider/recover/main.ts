@@ -14,9 +14,8 @@ import { deleteBucket, findBucketByName } from "../resources/bucket/api.js";
 import { deleteZone, listZones } from "../resources/dns-zone/api.js";
 import { ApiClient, closePools } from "../client.js";
 import { resolveSettings } from "../config.js";
-import { CloudPlatformError, hasCode } from "../errors.js";
-import { pulumi, stackConfig } from "../pulumi-cli.js";
-import { redact } from "../redact.js";
+import { hasCode } from "../errors.js";
+import { pulumi, runCommand, stackConfig } from "../pulumi-cli.js";
 import { plan, readStack, type Action, type PlatformView } from "./plan.js";
 
 const usage = `Usage: cloudplatform-recover [--stack <name>] [--cwd <dir>] [--yes] [--delete <bucketId>/<accessKeyId>,...]
@@ -157,16 +156,4 @@ export async function main(argv: readonly string[], out: (line: string) => void)
   return decisions.length === 0 ? 0 : 1;
 }
 
-if (require.main === module) {
-  const write = (line: string): void => void process.stdout.write(`${redact(line)}\n`);
-  main(process.argv.slice(2), write)
-    .then(
-      (code) => (process.exitCode = code),
-      (err: unknown) => {
-        const message = CloudPlatformError.isInstance(err) || err instanceof Error ? err.message : String(err);
-        process.stderr.write(`cloudplatform-recover: ${redact(message)}\n`);
-        process.exitCode = 1;
-      },
-    )
-    .finally(() => void closePools());
-}
+if (require.main === module) runCommand("cloudplatform-recover", main, closePools);
