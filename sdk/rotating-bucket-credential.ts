@@ -35,6 +35,17 @@ export interface RotatingBucketCredentialArgs {
    */
   deactivatePreviousAfter?: pulumi.Input<string>;
   /**
+   * How long a pair stays valid at least after a rotation made it previous: a rotation due sooner
+   * (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It
+   * covers the applications that still use the pair, e.g. because an `up` failed after the rotation
+   * and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most
+   * `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when
+   * shorter.
+   * @default "1h"
+   * @example "15m"
+   */
+  minimumOverlap?: pulumi.Input<string>;
+  /**
    * Access key ids of one or two existing credentials of the bucket to take over at create,
    * unchanged, instead of creating them: the first becomes current, the second (or a new credential)
    * previous. Their secrets stay unknown to Pulumi (`secretKnown` false) until a rotation regenerates
@@ -66,6 +77,7 @@ export class RotatingBucketCredential extends pulumi.CustomResource {
   declare public readonly rotateAfter: pulumi.Output<string | undefined>;
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
   declare public readonly deactivatePreviousAfter: pulumi.Output<string | undefined>;
+  declare public readonly minimumOverlap: pulumi.Output<string | undefined>;
   declare public readonly takeOver: pulumi.Output<string[] | undefined>;
   /** The slot of the current credential, `a` or `b`: each rotation makes the other slot current. */
   declare public readonly currentSlot: pulumi.Output<Slot>;

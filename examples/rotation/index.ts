@@ -4,6 +4,7 @@
 //   pulumi config set rotateAfter 30d                # the schedule, checked by every preview and up [30d]
 //   pulumi config set rotation 2                     # any new value rotates at the next up
 //   pulumi config set deactivatePreviousAfter 7d     # optional: the previous pair stops a week after a rotation
+//   pulumi config set minimumOverlap 15m             # optional: a rotation waits this long after the last [1h]
 //   pulumi config set bucketId bkt_…                 # optional: a bucket managed elsewhere, not a new one
 //   pulumi config set --path 'takeOver[0]' CPAK…     # optional, at create: keep an existing credential as current
 // (connection settings as in ../quickstart)
@@ -19,6 +20,7 @@ const app = new cloudplatform.RotatingBucketCredential("app", {
   rotateAfter: config.get("rotateAfter") ?? "30d",
   rotateWhenChanged: { rotation: config.get("rotation") ?? "1" },
   deactivatePreviousAfter: config.get("deactivatePreviousAfter"),
+  minimumOverlap: config.get("minimumOverlap"),
   takeOver: config.getObject<string[]>("takeOver"),
 });
 

@@ -87,6 +87,10 @@ export class RotatingBucketCredential extends pulumi.CustomResource {
      */
     declare public readonly deactivatePreviousAfter: pulumi.Output<string | undefined>;
     /**
+     * How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+     */
+    declare public readonly minimumOverlap: pulumi.Output<string | undefined>;
+    /**
      * When `rotateAfter` makes the next rotation due, ISO 8601; empty without `rotateAfter`.
      */
     declare public /*out*/ readonly nextRotationAt: pulumi.Output<string>;
@@ -171,6 +175,7 @@ export class RotatingBucketCredential extends pulumi.CustomResource {
             }
             resourceInputs["bucketId"] = args?.bucketId;
             resourceInputs["deactivatePreviousAfter"] = args?.deactivatePreviousAfter;
+            resourceInputs["minimumOverlap"] = args?.minimumOverlap;
             resourceInputs["rotateAfter"] = args?.rotateAfter;
             resourceInputs["rotateWhenChanged"] = args?.rotateWhenChanged;
             resourceInputs["takeOver"] = args?.takeOver;
@@ -197,6 +202,7 @@ export class RotatingBucketCredential extends pulumi.CustomResource {
             resourceInputs["bucketName"] = undefined /*out*/;
             resourceInputs["currentSlot"] = undefined /*out*/;
             resourceInputs["deactivatePreviousAfter"] = undefined /*out*/;
+            resourceInputs["minimumOverlap"] = undefined /*out*/;
             resourceInputs["nextRotationAt"] = undefined /*out*/;
             resourceInputs["previousAccessKeyId"] = undefined /*out*/;
             resourceInputs["previousSecretAccessKey"] = undefined /*out*/;
@@ -236,6 +242,10 @@ export interface RotatingBucketCredentialArgs {
      * Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
      */
     deactivatePreviousAfter?: pulumi.Input<string | undefined>;
+    /**
+     * How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+     */
+    minimumOverlap?: pulumi.Input<string | undefined>;
     /**
      * Rotate once this long has passed since the last rotation: a whole number and a unit, `m` (minutes), `h`, `d` or `w`, e.g. `30d` or `12h`. Every `pulumi preview` and `up` checks it against the clock (no refresh needed), and a due rotation shows as an update.
      */

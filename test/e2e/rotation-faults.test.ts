@@ -52,7 +52,9 @@ describe("rotations while the platform loses, garbles and drops the credential c
     seed,
   });
 
-  let config: Config = setting({ rotation: "1" });
+  // Rotations seconds apart, the reader on the pair of each up that went through: no wait needed.
+  const rotationSetting = (rotation: string): Config => setting({ rotation, minimumOverlap: "0m" });
+  let config: Config = rotationSetting("1");
   let last: RunResult;
   let bucketName = "";
   let reader: S3Reader;
@@ -91,7 +93,7 @@ describe("rotations while the platform loses, garbles and drops the credential c
     reader = new S3Reader(pairOf(last), "notes.txt");
     for (let rotation = 2; rotation <= 6; rotation++) {
       const before = last;
-      config = setting({ rotation: String(rotation) });
+      config = rotationSetting(String(rotation));
       last = await upUntilDone();
       reader.use(pairOf(last));
       // One rotation exactly, whatever the faults made of the attempts.
@@ -112,7 +114,7 @@ describe("rotations while the platform loses, garbles and drops the credential c
 
   it("fails a rotation whose regenerations are all answered unreadably, without harm, and the next up finishes it", async () => {
     const before = last;
-    config = setting({ rotation: "7" });
+    config = rotationSetting("7");
     expect(await rotating.platform.setFaults({ garbleRate: 1, routes: "/regenerate" })).toEqual({ accepted: true });
     const failed = await rotating.stack.upFailing(config);
     await rotating.platform.clearFaults();

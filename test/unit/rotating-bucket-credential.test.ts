@@ -64,6 +64,21 @@ const state: Outputs = {
   nextRotationAt: iso(t0 + 30 * day),
 };
 
+/** `state` after its first rotation at `ms`: AKB current with secret 3, AKA previous. */
+const firstRotatedAt = (ms: number): Outputs => ({
+  ...state,
+  currentSlot: "b",
+  accessKeyId: "AKB",
+  secretAccessKey: secret(3),
+  secretFingerprint: fingerprint(secret(3)),
+  previousAccessKeyId: "AKA",
+  previousSecretAccessKey: secret(1),
+  previousSecretFingerprint: fingerprint(secret(1)),
+  rotations: 1,
+  rotatedAt: iso(ms),
+  nextRotationAt: iso(ms + 30 * day),
+});
+
 const messages = (logs: readonly Logged[]) => logs.map((l) => l.message).join("\n");
 
 describe("RotatingBucketCredential check", () => {
@@ -99,6 +114,32 @@ describe("RotatingBucketCredential check", () => {
       /^deactivatePreviousAfter: deactivatePreviousAfter \(1w\) must be shorter than rotateAfter \(7d\)/,
     );
     expect(problems({ bucketId: "b", rotateAfter: "7d", deactivatePreviousAfter: "6d" })).toEqual([]);
+  });
+
+  it("reads minimumOverlap as a duration that may be 0m, no longer than rotateAfter and deactivatePreviousAfter", () => {
+    expect(durationOf("0m", true)).toBe(0);
+    expect(durationOf("0h0m", true)).toBe(0);
+    expect(check({ bucketId: "b", minimumOverlap: "0m" })).toEqual({
+      inputs: { bucketId: "b", minimumOverlap: "0m" },
+      failures: [],
+    });
+    expect(problems({ bucketId: "b", minimumOverlap: "1 hour" })).toEqual([
+      'minimumOverlap: minimumOverlap must be a whole number and a unit, m (minutes), h, d or w, e.g. "30d" or "12h" (got "1 hour")',
+    ]);
+    expect(problems({ bucketId: "b", rotateAfter: "1h", minimumOverlap: "2h" })).toEqual([
+      "minimumOverlap: minimumOverlap (2h) must not be longer than rotateAfter (1h): every scheduled rotation would " +
+        "wait for it; shorten it or leave it out",
+    ]);
+    expect(
+      problems({ bucketId: "b", rotateAfter: "30d", deactivatePreviousAfter: "30m", minimumOverlap: "1h" })[0],
+    ).toMatch(
+      /^minimumOverlap: minimumOverlap \(1h\) must not be longer than deactivatePreviousAfter \(30m\): the previous pair stops/,
+    );
+    expect(
+      problems({ bucketId: "b", rotateAfter: "1h", deactivatePreviousAfter: "30m", minimumOverlap: "30m" }),
+    ).toEqual([]);
+    // Left out, the default (1h) is shortened to fit instead of refused.
+    expect(problems({ bucketId: "b", rotateAfter: "2m", deactivatePreviousAfter: "1m" })).toEqual([]);
   });
 
   it("takes over one or two different access key ids, nothing else", () => {
@@ -204,6 +245,80 @@ describe("RotatingBucketCredential diff: what is due, from the state and the clo
     expect(planOf({ ...state, previousStatus: "secretLost" }, inputs, t0 + 31 * day).map((w) => w.kind)).toEqual([
       "rotate",
     ]);
+  });
+});
+
+describe("RotatingBucketCredential minimumOverlap: a pair made previous is not regenerated too soon", () => {
+  useApi();
+  const hour = 3_600_000;
+  const t1 = t0 + day;
+  /** The state right after the first rotation at t1, for rotateWhenChanged v=1. */
+  const rotated: Outputs = { ...firstRotatedAt(t1), rotateWhenChanged: { v: "1" } };
+  const asked: Inputs = { ...inputs, rotateWhenChanged: { v: "2" } };
+  const kinds = (olds: Outputs, news: Inputs, now: number) => planOf(olds, news, now).map((w) => w.kind);
+
+  it("holds a rotation asked for less than an hour after the last one: a warning, no change, nothing asked of the platform", async () => {
+    expect(planOf(rotated, asked, t1 + hour - 1)).toEqual([
+      { kind: "waitForOverlap", reason: "rotateWhenChanged changed", until: iso(t1 + hour), overlap: "1h" },
+    ]);
+    const logs: Logged[] = [];
+    expect(core.diff(at(t1 + 60_000, logs), "id", rotated, asked)).toMatchObject({ changes: false, changed: [] });
+    expect(logs).toEqual([
+      {
+        level: "warn",
+        message:
+          `RotatingBucketCredential "app": rotation due (rotateWhenChanged changed) waits until ${iso(t1 + hour)}: the previous credential AKA ` +
+          `(slot a, secret fingerprint ${fingerprint(secret(1))}) became previous at ${iso(t1)}, less than ` +
+          "minimumOverlap 1h ago, and applications may still use it (after an up that failed, the stack's outputs " +
+          "still give it). The first up after that time rotates, with no change needed; a shorter minimumOverlap " +
+          '("0m": no wait) lets it rotate sooner.',
+      },
+    ]);
+    // An update for another change meanwhile (no mock: a call to the platform would fail the test)
+    // keeps the rotateWhenChanged last rotated for, so the rotation stays due.
+    const outs = await core.update(at(t1 + 60_000), "id", rotated, { ...asked, rotateAfter: "60d" });
+    expect(outs).toEqual({ ...rotated, rotateAfter: "60d", nextRotationAt: iso(t1 + 60 * day) });
+    expect(kinds(outs, asked, t1 + hour - 1)).toEqual(["waitForOverlap"]);
+  });
+
+  it("rotates at the first up once the overlap has passed, with no further change", async () => {
+    const logs: Logged[] = [];
+    expect(core.diff(at(t1 + hour, logs), "id", rotated, asked).changed).toEqual(["rotateWhenChanged", "currentSlot"]);
+    expect(messages(logs)).toContain("rotation due (rotateWhenChanged changed): this update regenerates the secret of");
+    nock(base)
+      .post(`${creds}/AKA/regenerate`)
+      .reply(200, { access_key_id: "AKA", secret_access_key: secret(4) })
+      .post(`${creds}/AKA/activate`)
+      .reply(200, { access_key_id: "AKA", active: true });
+    const outs = await core.update(at(t1 + hour), "id", rotated, asked);
+    expect(outs).toMatchObject({ accessKeyId: "AKA", rotateWhenChanged: { v: "2" }, rotations: 2 });
+    expect(planOf(outs, asked, t1 + hour)).toEqual([]);
+  });
+
+  it('lets "0m" rotate at once, and a set duration decide the wait', () => {
+    expect(kinds(rotated, { ...asked, minimumOverlap: "0m" }, t1)).toEqual(["rotate"]);
+    expect(planOf(rotated, { ...asked, minimumOverlap: "10m" }, t1 + 60_000)).toEqual([
+      { kind: "waitForOverlap", reason: "rotateWhenChanged changed", until: iso(t1 + 600_000), overlap: "10m" },
+    ]);
+    expect(kinds(rotated, { ...asked, minimumOverlap: "10m" }, t1 + 600_000)).toEqual(["rotate"]);
+  });
+
+  it("shortens the default to a shorter deactivatePreviousAfter or rotateAfter", () => {
+    const news = { ...asked, deactivatePreviousAfter: "20m" };
+    expect(planOf(rotated, news, t1)).toEqual([
+      { kind: "waitForOverlap", reason: "rotateWhenChanged changed", until: iso(t1 + 1_200_000), overlap: "20m" },
+    ]);
+    // A scheduled rotation is never held by the default: it comes after it.
+    expect(kinds(rotated, { ...inputs, rotateWhenChanged: { v: "1" }, rotateAfter: "2m" }, t1 + 120_000)).toEqual([
+      "rotate",
+    ]);
+  });
+
+  it("never holds the first rotation, nor one of a previous credential that works for no one", () => {
+    expect(kinds({ ...state, rotateWhenChanged: { v: "1" } }, asked, t0)).toEqual(["rotate"]);
+    for (const previousStatus of ["inactive", "missing", "secretLost"] as const) {
+      expect(kinds({ ...rotated, previousStatus }, asked, t1).at(-1), previousStatus).toBe("rotate");
+    }
   });
 });
 
@@ -324,19 +439,7 @@ describe("RotatingBucketCredential update: rotation and repair", () => {
       .reply(200, { access_key_id: "AKB", active: true });
     const logs: Logged[] = [];
     const outs = await core.update(at(due, logs), "id", state, inputs);
-    expect(outs).toEqual({
-      ...state,
-      currentSlot: "b",
-      accessKeyId: "AKB",
-      secretAccessKey: secret(3),
-      secretFingerprint: fingerprint(secret(3)),
-      previousAccessKeyId: "AKA",
-      previousSecretAccessKey: secret(1),
-      previousSecretFingerprint: fingerprint(secret(1)),
-      rotations: 1,
-      rotatedAt: iso(due),
-      nextRotationAt: iso(due + 30 * day),
-    });
+    expect(outs).toEqual(firstRotatedAt(due));
     expect(messages(logs)).toContain(
       `rotated: AKB (slot b, secret fingerprint ${fingerprint(secret(3))}) is current now; AKA (slot a`,
     );

@@ -7,6 +7,10 @@
  * `rotateAfter`, a repair, the previous credential's deactivation) is decided in `diff` from the
  * state and the clock (slots.ts), so a preview shows it and no refresh is needed.
  *
+ * A rotation never regenerates a pair less than `minimumOverlap` after it became previous: the
+ * stack's outputs, where applications read the pair, still give it after an `up` that rotated and
+ * then failed on another resource. A rotation due sooner waits, with a warning, and stays due.
+ *
  * Exactly once: a rotation creates nothing (regenerate, activate, then the swap is the state's
  * alone), and is done again whole by the next `up` when it was interrupted, since the state still
  * says it is due; the current credential is never touched by it. Only a missing credential is
@@ -81,29 +85,42 @@ function held(ctx: CallContext, outs: Outputs): void {
 
 /** The program's inputs, those left out absent (the engine cannot serialize `undefined`). */
 function inputsOf(inputs: Inputs): Inputs {
-  const { bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, takeOver } = inputs;
+  const { bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, minimumOverlap, takeOver } = inputs;
   return {
     bucketId,
     ...(rotateAfter === undefined ? {} : { rotateAfter }),
     ...(rotateWhenChanged === undefined ? {} : { rotateWhenChanged }),
     ...(deactivatePreviousAfter === undefined ? {} : { deactivatePreviousAfter }),
+    ...(minimumOverlap === undefined ? {} : { minimumOverlap }),
     ...(takeOver === undefined ? {} : { takeOver }),
   };
 }
 
 /** `outs` with the program's inputs `inputs` in place of theirs, and the schedule that follows. */
 function withInputs(outs: Outputs, inputs: Inputs): Outputs {
-  const { rotateAfter: _a, rotateWhenChanged: _w, deactivatePreviousAfter: _d, takeOver: _t, ...rest } = outs;
+  const {
+    rotateAfter: _a,
+    rotateWhenChanged: _w,
+    deactivatePreviousAfter: _d,
+    minimumOverlap: _m,
+    takeOver: _t,
+    ...rest
+  } = outs;
   return { ...rest, ...inputsOf(inputs), nextRotationAt: nextRotationAt(outs.rotatedAt, inputs.rotateAfter) };
 }
 
-function duration(property: string, value: Json | undefined, failures: CheckFailure[]): number | undefined {
+function duration(
+  property: string,
+  value: Json | undefined,
+  failures: CheckFailure[],
+  zeroAllowed = false,
+): number | undefined {
   if (value === undefined || value === null || isUnknown(value)) return undefined;
   if (typeof value !== "string") {
     failures.push({ property, reason: `${property} must be a string such as "30d" or "12h"` });
     return undefined;
   }
-  const ms = durationOf(value);
+  const ms = durationOf(value, zeroAllowed);
   if (typeof ms === "number") return ms;
   failures.push({ property, reason: `${property} ${ms.problem}` });
   return undefined;
@@ -145,15 +162,49 @@ const check: Core["check"] = (_ctx, _olds, news) => {
         "never be deactivated",
     });
   }
+  const overlap = duration("minimumOverlap", news["minimumOverlap"], failures, true);
+  overlapFits(news, overlap, { period, grace }, failures);
   const takeOver = takeOverInput(news["takeOver"], failures);
   const text = (name: string) => (typeof news[name] === "string" ? (news[name] as string) : undefined);
   const rotateAfter = text("rotateAfter");
   const deactivatePreviousAfter = text("deactivatePreviousAfter");
+  const minimumOverlap = text("minimumOverlap");
   return {
-    inputs: inputsOf({ bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, takeOver }),
+    inputs: inputsOf({ bucketId, rotateAfter, rotateWhenChanged, deactivatePreviousAfter, minimumOverlap, takeOver }),
     failures,
   };
 };
+
+/**
+ * A `minimumOverlap` set longer than `rotateAfter` would hold every scheduled rotation back, and one
+ * longer than `deactivatePreviousAfter` protects nothing (the pair stops when deactivated): both
+ * refused, as the two settings contradict each other. Left out, its default is shortened to fit.
+ */
+function overlapFits(
+  news: Record<string, Json>,
+  overlap: number | undefined,
+  bounds: { readonly period: number | undefined; readonly grace: number | undefined },
+  failures: CheckFailure[],
+): void {
+  if (overlap === undefined) return;
+  const set = `minimumOverlap (${String(news["minimumOverlap"])})`;
+  if (bounds.period !== undefined && overlap > bounds.period) {
+    failures.push({
+      property: "minimumOverlap",
+      reason:
+        `${set} must not be longer than rotateAfter (${String(news["rotateAfter"])}): every scheduled rotation ` +
+        "would wait for it; shorten it or leave it out",
+    });
+  }
+  if (bounds.grace !== undefined && overlap > bounds.grace) {
+    failures.push({
+      property: "minimumOverlap",
+      reason:
+        `${set} must not be longer than deactivatePreviousAfter (${String(news["deactivatePreviousAfter"])}): the ` +
+        "previous pair stops working when it is deactivated, so waiting longer protects no one; shorten it or leave it out",
+    });
+  }
+}
 
 /** What the log says an `up` is about to do, decided in diff, so a preview shows it too. */
 function announce(outs: Outputs, work: Work, news: Inputs): string {
@@ -178,12 +229,20 @@ function announce(outs: Outputs, work: Work, news: Inputs): string {
         `deactivatePreviousAfter ${news.deactivatePreviousAfter ?? ""} has passed since the last rotation ` +
         `(${outs.rotatedAt}): this update deactivates ${label(outs, "previous")}.`
       );
+    case "waitForOverlap":
+      return (
+        `rotation due (${work.reason}) waits until ${work.until}: ${label(outs, "previous")} became previous ` +
+        `at ${outs.rotatedAt}, less than minimumOverlap ${work.overlap} ago, and applications may still use it ` +
+        "(after an up that failed, the stack's outputs still give it). The first up after that time rotates, " +
+        'with no change needed; a shorter minimumOverlap ("0m": no wait) lets it rotate sooner.'
+      );
   }
 }
 
 /** The properties a piece of work changes, for the engine's list of what differs. */
 function changedBy(work: Work): string[] {
   if (work.kind === "rotate") return ["currentSlot"];
+  if (work.kind === "waitForOverlap") return [];
   if (work.kind === "deactivatePrevious") return ["previousStatus"];
   return [work.role === "current" ? "status" : "previousStatus"];
 }
@@ -195,8 +254,15 @@ const diff: Core["diff"] = (ctx, _id, olds, news) => {
   const changed = inputs.changed.filter((name) => name !== "takeOver");
   if (inputs.replaces.length > 0) return { ...inputs, changed };
   const work = planOf(olds, news, ctx.clock.now());
-  for (const w of work) ctx.log.info(announce(olds, w, news));
-  const all = [...new Set([...changed, ...work.flatMap(changedBy)])];
+  for (const w of work) {
+    if (w.kind === "waitForOverlap") ctx.log.warn(announce(olds, w, news));
+    else ctx.log.info(announce(olds, w, news));
+  }
+  // A waiting rotation is no change yet: the state keeps the rotateWhenChanged it last rotated for,
+  // so the rotation stays due, and a preview shows it once the wait is over.
+  const waiting = work.some((w) => w.kind === "waitForOverlap");
+  const now = waiting ? changed.filter((name) => name !== "rotateWhenChanged") : changed;
+  const all = [...new Set([...now, ...work.flatMap(changedBy)])];
   return { changes: all.length > 0, replaces: [], changed: all, deleteBeforeReplace: false };
 };
 
@@ -228,6 +294,9 @@ class Worker {
         return this.rotate();
       case "deactivatePrevious":
         return this.deactivatePrevious();
+      case "waitForOverlap":
+        // diff said why, and the state keeps the rotation due (perform).
+        return;
     }
   }
 
@@ -316,7 +385,8 @@ class Worker {
 
 /**
  * Runs `work` on `outs`; a failure leaves what was done in the state. `rotatedBy`: the
- * rotateWhenChanged the state held before, which it keeps while a rotation it asked for is not done.
+ * rotateWhenChanged the state held before, which it keeps while a rotation it asked for is not done
+ * (failed, or waiting for the minimum overlap).
  */
 async function perform(
   ctx: CallContext,
@@ -327,17 +397,20 @@ async function perform(
   rotatedBy: Record<string, string> | undefined,
 ): Promise<Outputs> {
   const worker = new Worker(ctx, outs.bucketId, outs);
+  // An unfinished rotation stays due, and a finished one is not done twice.
+  const recorded = (done: boolean): Outputs => {
+    const { rotateWhenChanged: _asked, ...rest } = inputs;
+    const kept = rotatedBy === undefined ? rest : { ...rest, rotateWhenChanged: rotatedBy };
+    return withInputs(worker.outs, done ? inputs : kept);
+  };
   try {
     for (const w of work) await worker.do(w);
   } catch (err) {
-    // An unfinished rotation stays due, and a finished one is not done twice.
-    const { rotateWhenChanged: _asked, ...rest } = inputs;
-    const kept = worker.rotated || rotatedBy === undefined ? rest : { ...rest, rotateWhenChanged: rotatedBy };
-    throw new PartialCreateError(id, withInputs(worker.outs, worker.rotated ? inputs : kept), err);
+    throw new PartialCreateError(id, recorded(worker.rotated), err);
   } finally {
     listOutdated(ctx, outs.bucketId);
   }
-  return withInputs(worker.outs, inputs);
+  return recorded(worker.rotated || !work.some((w) => w.kind === "waitForOverlap"));
 }
 
 const create: Core["create"] = async (ctx, inputs) => {

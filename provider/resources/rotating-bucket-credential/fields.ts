@@ -55,6 +55,17 @@ export const rotatingBucketCredentialTable = {
         "Deactivate the previous credential once this long has passed since the rotation that made it previous " +
         "(the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.",
     },
+    minimumOverlap: {
+      kind: "string",
+      input: "program",
+      optional: true,
+      description:
+        "How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by " +
+        "`rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the " +
+        "applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's " +
+        "outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and " +
+        "`deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.",
+    },
     takeOver: {
       kind: "stringList",
       input: "program",

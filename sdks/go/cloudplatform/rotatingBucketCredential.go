@@ -79,6 +79,8 @@ type RotatingBucketCredential struct {
 	CurrentSlot pulumi.StringOutput `pulumi:"currentSlot"`
 	// Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
 	DeactivatePreviousAfter pulumi.StringPtrOutput `pulumi:"deactivatePreviousAfter"`
+	// How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+	MinimumOverlap pulumi.StringPtrOutput `pulumi:"minimumOverlap"`
 	// When `rotateAfter` makes the next rotation due, ISO 8601; empty without `rotateAfter`.
 	NextRotationAt pulumi.StringOutput `pulumi:"nextRotationAt"`
 	// The previous credential's access key id: current until the last rotation, valid until the next one.
@@ -171,6 +173,8 @@ type rotatingBucketCredentialArgs struct {
 	BucketId string `pulumi:"bucketId"`
 	// Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
 	DeactivatePreviousAfter *string `pulumi:"deactivatePreviousAfter"`
+	// How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+	MinimumOverlap *string `pulumi:"minimumOverlap"`
 	// Rotate once this long has passed since the last rotation: a whole number and a unit, `m` (minutes), `h`, `d` or `w`, e.g. `30d` or `12h`. Every `pulumi preview` and `up` checks it against the clock (no refresh needed), and a due rotation shows as an update.
 	RotateAfter *string `pulumi:"rotateAfter"`
 	// Any change to this map rotates once (also without `rotateAfter`).
@@ -185,6 +189,8 @@ type RotatingBucketCredentialArgs struct {
 	BucketId pulumi.StringInput
 	// Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
 	DeactivatePreviousAfter pulumi.StringPtrInput
+	// How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+	MinimumOverlap pulumi.StringPtrInput
 	// Rotate once this long has passed since the last rotation: a whole number and a unit, `m` (minutes), `h`, `d` or `w`, e.g. `30d` or `12h`. Every `pulumi preview` and `up` checks it against the clock (no refresh needed), and a due rotation shows as an update.
 	RotateAfter pulumi.StringPtrInput
 	// Any change to this map rotates once (also without `rotateAfter`).
@@ -303,6 +309,11 @@ func (o RotatingBucketCredentialOutput) CurrentSlot() pulumi.StringOutput {
 // Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
 func (o RotatingBucketCredentialOutput) DeactivatePreviousAfter() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *RotatingBucketCredential) pulumi.StringPtrOutput { return v.DeactivatePreviousAfter }).(pulumi.StringPtrOutput)
+}
+
+// How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+func (o RotatingBucketCredentialOutput) MinimumOverlap() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *RotatingBucketCredential) pulumi.StringPtrOutput { return v.MinimumOverlap }).(pulumi.StringPtrOutput)
 }
 
 // When `rotateAfter` makes the next rotation due, ISO 8601; empty without `rotateAfter`.

@@ -21,6 +21,7 @@ class RotatingBucketCredentialArgs:
     def __init__(__self__, *,
                  bucket_id: pulumi.Input[_builtins.str],
                  deactivate_previous_after: pulumi.Input[Optional[_builtins.str]] = None,
+                 minimum_overlap: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_after: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  take_over: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None):
@@ -29,6 +30,7 @@ class RotatingBucketCredentialArgs:
 
         :param pulumi.Input[_builtins.str] bucket_id: The bucket both credentials reach (and only that bucket). Changing it replaces both.
         :param pulumi.Input[_builtins.str] deactivate_previous_after: Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
+        :param pulumi.Input[_builtins.str] minimum_overlap: How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
         :param pulumi.Input[_builtins.str] rotate_after: Rotate once this long has passed since the last rotation: a whole number and a unit, `m` (minutes), `h`, `d` or `w`, e.g. `30d` or `12h`. Every `pulumi preview` and `up` checks it against the clock (no refresh needed), and a due rotation shows as an update.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates once (also without `rotateAfter`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] take_over: Access key ids of one or two existing credentials of the bucket to take over at create, unchanged, instead of creating them: the first becomes current, the second (or a new credential) previous. Their secrets stay unknown to Pulumi (`secretKnown` false) until a rotation regenerates them. Read at create only.
@@ -36,6 +38,8 @@ class RotatingBucketCredentialArgs:
         pulumi.set(__self__, "bucket_id", bucket_id)
         if deactivate_previous_after is not None:
             pulumi.set(__self__, "deactivate_previous_after", deactivate_previous_after)
+        if minimum_overlap is not None:
+            pulumi.set(__self__, "minimum_overlap", minimum_overlap)
         if rotate_after is not None:
             pulumi.set(__self__, "rotate_after", rotate_after)
         if rotate_when_changed is not None:
@@ -66,6 +70,18 @@ class RotatingBucketCredentialArgs:
     @deactivate_previous_after.setter
     def deactivate_previous_after(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "deactivate_previous_after", value)
+
+    @_builtins.property
+    @pulumi.getter(name="minimumOverlap")
+    def minimum_overlap(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+        """
+        return pulumi.get(self, "minimum_overlap")
+
+    @minimum_overlap.setter
+    def minimum_overlap(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "minimum_overlap", value)
 
     @_builtins.property
     @pulumi.getter(name="rotateAfter")
@@ -112,6 +128,7 @@ class RotatingBucketCredential(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  bucket_id: pulumi.Input[Optional[_builtins.str]] = None,
                  deactivate_previous_after: pulumi.Input[Optional[_builtins.str]] = None,
+                 minimum_overlap: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_after: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  take_over: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -155,6 +172,7 @@ class RotatingBucketCredential(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] bucket_id: The bucket both credentials reach (and only that bucket). Changing it replaces both.
         :param pulumi.Input[_builtins.str] deactivate_previous_after: Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
+        :param pulumi.Input[_builtins.str] minimum_overlap: How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
         :param pulumi.Input[_builtins.str] rotate_after: Rotate once this long has passed since the last rotation: a whole number and a unit, `m` (minutes), `h`, `d` or `w`, e.g. `30d` or `12h`. Every `pulumi preview` and `up` checks it against the clock (no refresh needed), and a due rotation shows as an update.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] rotate_when_changed: Any change to this map rotates once (also without `rotateAfter`).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] take_over: Access key ids of one or two existing credentials of the bucket to take over at create, unchanged, instead of creating them: the first becomes current, the second (or a new credential) previous. Their secrets stay unknown to Pulumi (`secretKnown` false) until a rotation regenerates them. Read at create only.
@@ -217,6 +235,7 @@ class RotatingBucketCredential(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  bucket_id: pulumi.Input[Optional[_builtins.str]] = None,
                  deactivate_previous_after: pulumi.Input[Optional[_builtins.str]] = None,
+                 minimum_overlap: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_after: pulumi.Input[Optional[_builtins.str]] = None,
                  rotate_when_changed: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  take_over: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -233,6 +252,7 @@ class RotatingBucketCredential(pulumi.CustomResource):
                 raise TypeError("Missing required property 'bucket_id'")
             __props__.__dict__["bucket_id"] = bucket_id
             __props__.__dict__["deactivate_previous_after"] = deactivate_previous_after
+            __props__.__dict__["minimum_overlap"] = minimum_overlap
             __props__.__dict__["rotate_after"] = rotate_after
             __props__.__dict__["rotate_when_changed"] = rotate_when_changed
             __props__.__dict__["take_over"] = take_over
@@ -284,6 +304,7 @@ class RotatingBucketCredential(pulumi.CustomResource):
         __props__.__dict__["bucket_name"] = None
         __props__.__dict__["current_slot"] = None
         __props__.__dict__["deactivate_previous_after"] = None
+        __props__.__dict__["minimum_overlap"] = None
         __props__.__dict__["next_rotation_at"] = None
         __props__.__dict__["previous_access_key_id"] = None
         __props__.__dict__["previous_secret_access_key"] = None
@@ -342,6 +363,14 @@ class RotatingBucketCredential(pulumi.CustomResource):
         Deactivate the previous credential once this long has passed since the rotation that made it previous (the form of `rotateAfter`, and shorter than it); the next rotation activates it again with a new secret.
         """
         return pulumi.get(self, "deactivate_previous_after")
+
+    @_builtins.property
+    @pulumi.getter(name="minimumOverlap")
+    def minimum_overlap(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        How long a pair stays valid at least after a rotation made it previous: a rotation due sooner (by `rotateWhenChanged`) waits, with a warning, and the first `up` after that time does it. It covers the applications that still use the pair, e.g. because an `up` failed after the rotation and left the stack's outputs with it. The form of `rotateAfter`, or `0m` for no wait; at most `rotateAfter` and `deactivatePreviousAfter`. Default `1h`, or the shorter of those two when shorter.
+        """
+        return pulumi.get(self, "minimum_overlap")
 
     @_builtins.property
     @pulumi.getter(name="nextRotationAt")
