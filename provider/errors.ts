@@ -39,6 +39,7 @@ export const errorCodes = [
   "CLOUDPLATFORM_NODE_UNSUPPORTED",
 ] as const;
 
+/** The stable code of an error (`err.code`), one of docs/api-contract.md §2.2: what a caller switches on. */
 export type ErrorCode =
   Exclude<(typeof errorCodes)[number], "CLOUDPLATFORM_HTTP_<status>"> | `CLOUDPLATFORM_HTTP_${number}`;
 
@@ -117,7 +118,11 @@ export abstract class CloudPlatformError extends Error {
   readonly resource: string | undefined;
   readonly [marker] = true;
 
-  /** `what` says what failed, `todo` what to do about it; the code goes between them. */
+  /**
+   * `what` says what failed, `todo` what to do about it; the code goes between them.
+   *
+   * @internal The provider makes its errors; programs read them.
+   */
   constructor(what: string, todo = "", details: ErrorDetails = {}) {
     const code = (new.target as typeof CloudPlatformError).code ?? `CLOUDPLATFORM_HTTP_${details.status ?? 0}`;
     super(render(code, what, todo, details), details.cause === undefined ? undefined : { cause: details.cause });
@@ -145,6 +150,8 @@ export abstract class CloudPlatformError extends Error {
    * in place of this one's. It is made by the base constructor with this error's class as its
    * `new.target`, so that its message is rendered the one way whatever the subclass's constructor
    * takes; a subclass's own fields (an unexpected answer's keys, a partial state's id) are kept.
+   *
+   * @internal
    */
   withDetails(more: MoreDetails): this {
     const details: ErrorDetails = {
@@ -165,7 +172,11 @@ export abstract class CloudPlatformError extends Error {
     return made;
   }
 
-  /** This error about the resource `<Type> "<name>"` (named once), made again with the secrets known now. */
+  /**
+   * This error about the resource `<Type> "<name>"` (named once), made again with the secrets known now.
+   *
+   * @internal
+   */
   forResource(type: string, name: string): this {
     return this.withDetails({ resource: this.resource ?? (name === "" ? undefined : resourceLabel(type, name)) });
   }

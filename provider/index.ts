@@ -1,9 +1,13 @@
 /**
- * Runtime entry `pulumi-cloudplatform/provider`: what the serialized provider shims of the SDK
- * `require` in the provider host, plus the lookup functions and the building blocks for other hosts.
- * `providerFor(type, name, journal)` serves the provider text of every resource the SDK declares
- * (sdk/shim.ts); each `<type>Provider` serves the texts of states written before that text named
- * the resource (the per-type shims look them up by name).
+ * Runtime entry `pulumi-cloudplatform/provider`: what the provider texts stored in states `require`
+ * in the provider host, and nothing else (docs/public-api.md). `providerFor(type, name, journal)`
+ * serves the text of every resource the SDK declares (sdk/shim.ts); each `<type>Provider` serves the
+ * texts of states written before that text named the resource (0.1.0's closures and the per-type
+ * shims look them up by name). Neither is for programs, and neither is ever removed or renamed: a
+ * state written by any earlier version calls them. The plugin, the lookups and the tools import
+ * their modules by path, inside the package.
+ *
+ * @packageDocumentation
  */
 // First: it speeds up loading every module below (compile-cache.ts).
 import "./compile-cache.js";
@@ -23,20 +27,15 @@ if (/[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(r
   exitWithEngine(engineAddress(process.argv.slice(2)), "pulumi-resource-pulumi-nodejs (pulumi-cloudplatform)");
 }
 
+/** The provider of ApiKey resources whose stored text does not name them (learns each from its state). */
 export const apiKeyProvider = toDynamicProvider(apiKeyCore);
+/** The provider of DnsZone resources whose stored text does not name them. */
 export const dnsZoneProvider = toDynamicProvider(dnsZoneCore);
+/** The provider of Bucket resources whose stored text does not name them. */
 export const bucketProvider = toDynamicProvider(bucketCore);
+/** The provider of BucketCredential resources whose stored text does not name them. */
 export const bucketCredentialProvider = toDynamicProvider(bucketCredentialCore);
+/** The provider of Transcript resources whose stored text does not name them. */
 export const transcriptProvider = toDynamicProvider(transcriptCore);
 
-export { configure, providerFor, toDynamicProvider } from "./dynamic.js";
-export { nameKey } from "./contract.js";
-export { Host } from "./host.js";
-export type { HostOptions } from "./host.js";
-export { apiKeyCore, bucketCore, bucketCredentialCore, dnsZoneCore };
-export * from "./functions.js";
-export * from "./errors.js";
-export { ApiClient, closePools, pathOf } from "./client.js";
-export type { ApiResponse, Base, ClientOptions, HttpMethod, RequestOptions } from "./client.js";
-export { resolveSettings } from "./config.js";
-export type { Settings } from "./config.js";
+export { providerFor } from "./dynamic.js";

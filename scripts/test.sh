@@ -21,6 +21,8 @@ if [ "$#" -eq 0 ]; then
   npm run --silent lint
   phase "packed package: types for every resolution, publint"
   bash scripts/check-package.sh
+  phase "public API report: api/*.api.md against the built declarations"
+  npm run --silent api:check
 fi
 
 phase "vitest (projects: unit, emulator, e2e)"

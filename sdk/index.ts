@@ -1,4 +1,10 @@
-/** pulumi-cloudplatform: resources of the Cloud Platform as Pulumi dynamic resources. */
+/**
+ * pulumi-cloudplatform: resources of the Cloud Platform as Pulumi dynamic resources, the lookup
+ * functions, and the error every call of the provider fails with. The public API of the package
+ * (docs/public-api.md; its report: api/pulumi-cloudplatform.api.md).
+ *
+ * @packageDocumentation
+ */
 export { ApiKey, type ApiKeyArgs } from "./api-key.js";
 export { DnsZone, type DnsZoneArgs } from "./dns-zone.js";
 export { Bucket, type BucketArgs, type StorageClass } from "./bucket.js";
@@ -13,4 +19,4 @@ export {
 } from "./rotating-bucket-credential.js";
 export { Transcript, type TranscriptArgs, type TranscriptStatus } from "./transcript.js";
 export * from "./functions.js";
-export { CloudPlatformError } from "../provider/errors.js";
+export { CloudPlatformError, type ErrorCode } from "../provider/errors.js";

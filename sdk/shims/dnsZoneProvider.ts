@@ -1,4 +1,8 @@
-/** The serialized provider of DnsZone resources: this module's exports (see ../shim.ts). */
+/**
+ * The serialized provider of DnsZone resources: this module's exports (see ../shim.ts).
+ * Loaded by the provider texts of states written before the text named the resource; not for
+ * programs, never removed (docs/public-api.md).
+ */
 import { newShim } from "../shim.js";
 
 const { delete: remove, ...methods } = newShim("dnsZoneProvider");

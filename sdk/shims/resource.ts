@@ -1,4 +1,8 @@
-/** The serialized provider of every resource the SDK declares: `of(type, name, journal)` (see ../shim.ts). */
+/**
+ * The serialized provider of every resource the SDK declares: `of(type, name, journal)` (see ../shim.ts).
+ * Loaded by the provider text every resource stores in its state; not for programs, never removed
+ * (docs/public-api.md).
+ */
 import type * as pulumi from "@pulumi/pulumi";
 import { lazyProvider, runtimeEntry } from "../shim.js";
 

@@ -303,3 +303,10 @@ export async function programFailure(
   }
   return exit;
 }
+
+/** Builds the package into bin/ (`tsc -b`, incremental: quick when built) for tests that load or read it. */
+export async function buildPackage(): Promise<void> {
+  const root = path.resolve(import.meta.dirname, "../..");
+  const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+  await runProgram(process.execPath, [tsc, "-b", path.join(root, "tsconfig.json")], { timeoutMs: 600_000 });
+}

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runProgram } from "../support/tools.mts";
+import { buildPackage, runProgram } from "../support/tools.mts";
 
 const root = resolve(__dirname, "../..");
 let cacheRoot: string;
@@ -19,13 +19,7 @@ function envWith(disable: boolean): NodeJS.ProcessEnv {
 }
 
 beforeAll(async () => {
-  await runProgram(
-    process.execPath,
-    [join(root, "node_modules/typescript/bin/tsc"), "-b", join(root, "tsconfig.json")],
-    {
-      timeoutMs: 600_000,
-    },
-  );
+  await buildPackage();
   cacheRoot = await mkdtemp(join(tmpdir(), "compile-cache-"));
 }, 600_000);
 

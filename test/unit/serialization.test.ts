@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runProgram } from "../support/tools.mts";
+import { buildPackage, runProgram } from "../support/tools.mts";
 
 const root = resolve(__dirname, "../..");
 const nodeRequire = createRequire(join(root, "package.json"));
@@ -69,13 +69,7 @@ const classes = [
 ] as const;
 
 beforeAll(async () => {
-  await runProgram(
-    process.execPath,
-    [join(root, "node_modules/typescript/bin/tsc"), "-b", join(root, "tsconfig.json")],
-    {
-      timeoutMs: 600_000,
-    },
-  );
+  await buildPackage();
 }, 600_000);
 
 describe("the provider text each class registers", () => {
