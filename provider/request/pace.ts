@@ -3,12 +3,12 @@
  * platform address and credential (`paceFor`), shared by every resource's calls, because a
  * platform's rate limit counts the project's requests, not one resource's (issue 39, docs/limits.md).
  *
- * Without settings it does not slow anything down until the platform refuses a request with 429.
- * Then every caller waits out the `Retry-After` together (instead of each retrying on its own, which
- * multiplies the refusals), and the gate paces requests at the rate the platform accepted, a little
- * under it; it lowers that rate on each refusal and raises it slowly while requests keep succeeding
- * (AIMD, as TCP and the AWS SDK's adaptive retry mode do), so that it finds a limit it was never
- * told and shares it with other processes using the same key. A 503 lowers a known rate too.
+ * Without settings it only bounds the requests in flight (`firstWindow`) until the platform refuses
+ * one with 429. Then every caller waits out the `Retry-After` together (instead of each retrying on
+ * its own, which multiplies the refusals), and the gate paces requests at the rate the platform
+ * accepted, a little under it; it lowers that rate on each refusal and raises it while requests
+ * keep succeeding (multiplicative decrease, as TCP and the AWS SDK's adaptive retry mode do), so
+ * that it finds a limit it was never told and shares it with other processes using the same key. A 503 lowers a known rate too.
  * `maxRequestsPerSecond` starts it at that rate, which it never exceeds; `maxConcurrentRequests`
  * bounds the requests in flight.
  */
@@ -49,12 +49,12 @@ const busyDecrease = 0.9;
  * far above it (the first estimate counts only the platform's burst) in a few seconds.
  */
 const recoverIncrease = 1.25;
+const firstProbeStep = 0.02;
 /**
  * After the first refusal, the rate the platform accepted in the last second may be only its burst:
  * until a refusal at a paced rate says where the limit is, the rate grows by half every second.
  */
 const startIncrease = 1.5;
-const firstProbeStep = 0.02;
 /** The rate never goes below this many requests per second. */
 const floorRate = 0.5;
 /** How far back the requests the platform accepted are counted to measure the rate it allows. */
