@@ -17,6 +17,7 @@ import { engineSuite } from "./engine.mts";
 import { importSuite } from "./import.mts";
 import type { RowResult, Suite } from "./lib.mts";
 import { objectsSuite } from "./objects.mts";
+import { rateLimitSuite } from "./rate-limit.mts";
 import { rotationSuite } from "./rotation.mts";
 import { s3Suite } from "./s3.mts";
 import { startSuite } from "./start.mts";
@@ -31,6 +32,7 @@ const suites: readonly Suite[] = [
   importSuite,
   objectsSuite,
   rotationSuite,
+  rateLimitSuite,
 ];
 
 const { values } = parseArgs({

@@ -30,13 +30,13 @@ interface Variant {
   readonly then: readonly Operation[];
 }
 
-const connection = (emulator: RunningEmulator): Record<string, ConfigEntry> => ({
+export const connection = (emulator: RunningEmulator): Record<string, ConfigEntry> => ({
   "cloudplatform:baseUrl": { value: emulator.baseUrl },
   "cloudplatform:s3Url": { value: emulator.s3Url },
   "cloudplatform:apiKey": { value: emulator.apiKey, secret: true },
 });
 
-const soak = (buckets: number, zones: number, prefix: string): Record<string, ConfigEntry> => ({
+export const soak = (buckets: number, zones: number, prefix: string): Record<string, ConfigEntry> => ({
   "cloudplatform-soak:buckets": { value: String(buckets) },
   "cloudplatform-soak:credentialsPerBucket": { value: "1" },
   "cloudplatform-soak:zones": { value: String(zones) },

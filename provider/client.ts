@@ -5,6 +5,9 @@
  *
  *   prepare → authenticate → send → read (a success) or classify (anything else) → reconcile → retry
  *
+ * `send` passes the process's pacing gate for the platform and key first (pace.ts, shared by every
+ * client of the process: host.ts builds new clients when settings change).
+ *
  * `prepare` makes the URL, headers and JSON body; `authenticate` chooses the Authorization form;
  * `send` makes one attempt over a keep-alive undici pool per origin, within its deadline; `read`
  * parses a successful answer with zod; `classify` turns an error status or a lost connection into
@@ -18,6 +21,7 @@ import { systemClock } from "./vocabulary.js";
 import { authenticate } from "./request/authenticate.js";
 import { classify } from "./request/classify.js";
 import { prepare } from "./request/prepare.js";
+import { handedToGate, paceFor, paced } from "./request/pace.js";
 import { isExpected, read } from "./request/read.js";
 import { reconciling } from "./request/reconcile.js";
 import { retrying } from "./request/retrying.js";
@@ -50,13 +54,14 @@ export class ApiClient {
     const req = prepare(opts, this.settings, this.options);
     const clock = this.options.clock ?? systemClock;
     const { auth } = this.settings;
+    const gate = paceFor(clock, req.url.origin, auth.value, this.settings);
     const once: Attempt<T> = async () => {
       const answer = await authenticate(auth, req.base, this.bearerBases, (authorization) =>
-        send(req, authorization, this.options.dispatcher),
+        paced(gate, clock, () => send(req, authorization, this.options.dispatcher)),
       );
       return answer.kind === "reply" && isExpected(answer.status, opts.expectedStatus)
         ? read(answer, opts.schema, req.endpoint)
-        : classify(answer, req, auth.kind, clock.now());
+        : handedToGate(classify(answer, req, auth.kind, clock.now()));
     };
     const attempt = req.idempotent ? once : reconciling(once, req.endpoint, opts);
     return retrying(attempt, req.endpoint, this.policy, clock, this.options.onRetry);

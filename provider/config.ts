@@ -9,15 +9,30 @@
 import { ConfigInvalidError, ConfigMissingError } from "./errors.js";
 import { registerSecret } from "./redact.js";
 
-export type SettingName = "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token";
+export type SettingName =
+  "baseUrl" | "s3Url" | "apiUrl" | "apiKey" | "token" | "maxRequestsPerSecond" | "maxConcurrentRequests";
 
-/** Every setting: its environment variable, whether it is a credential, the text the plugin schema shows. */
-export const settingTable: Record<SettingName, { env: string; secret?: true; description: string }> = {
+/**
+ * Every setting: its environment variable, whether it is a credential, whether it is a number (the
+ * plugin schema's type; stack config hands it over as text), the text the plugin schema shows.
+ */
+export const settingTable: Record<SettingName, { env: string; secret?: true; type?: "number"; description: string }> = {
   baseUrl: { env: "CLOUDPLATFORM_BASE_URL", description: "Management API address." },
   s3Url: { env: "CLOUDPLATFORM_S3_URL", description: "S3 endpoint; needed by buckets and credentials." },
   apiUrl: { env: "CLOUDPLATFORM_API_URL", description: "Transcription API address; defaults to baseUrl." },
   apiKey: { env: "CLOUDPLATFORM_API_KEY", secret: true, description: "Project API key; wins over token." },
   token: { env: "CLOUDPLATFORM_TOKEN", secret: true, description: "Dashboard token (JWT)." },
+  maxRequestsPerSecond: {
+    env: "CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND",
+    type: "number",
+    description:
+      "The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers.",
+  },
+  maxConcurrentRequests: {
+    env: "CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS",
+    type: "number",
+    description: "At most this many API requests in flight at once per provider process. Default: no bound.",
+  },
 };
 export const settingNames = Object.keys(settingTable) as SettingName[];
 
@@ -30,6 +45,10 @@ export interface Settings {
   readonly s3Url: string | undefined;
   readonly apiUrl: string;
   readonly auth: Auth;
+  /** Requests per second the pacing gate never exceeds (provider/request/pace.ts); unset = learn it. */
+  readonly maxRequestsPerSecond?: number;
+  /** Requests in flight at once, per provider process and key; unset = no bound. */
+  readonly maxConcurrentRequests?: number;
 }
 
 /** Looks a namespaced key (`cloudplatform:apiKey`) up in one source. */
@@ -142,6 +161,21 @@ function url(name: SettingName, value: string): string {
   return value.replace(/\/+$/, "");
 }
 
+/** A limit setting: a positive number (a whole one for a count), or undefined when not set. */
+function limit(name: "maxRequestsPerSecond" | "maxConcurrentRequests", lookup: ConfigLookup): number | undefined {
+  const text = read(name, lookup);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  const whole = name === "maxConcurrentRequests";
+  if (!Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
+    throw new ConfigInvalidError(
+      `cloudplatform:${name} must be a positive ${whole ? "whole number" : "number"}, not "${text}"`,
+      `Set it with ${howToSet(name)}, e.g. ${whole ? "8" : "10"}, or remove it.`,
+    );
+  }
+  return value;
+}
+
 /**
  * Resolves the settings from `lookup` and the environment. Throws `ConfigMissingError` naming both
  * ways to set a missing value. When both an API key and a token are set, the API key wins (contract
@@ -181,11 +215,15 @@ export function resolveSettings(
         "(an API key is meant for automation, a dashboard token expires). Remove one of them to silence this warning.",
     );
   }
+  const maxRequestsPerSecond = limit("maxRequestsPerSecond", lookup);
+  const maxConcurrentRequests = limit("maxConcurrentRequests", lookup);
   return {
     baseUrl,
     s3Url: s3 === undefined ? undefined : url("s3Url", s3),
     apiUrl: api === undefined ? baseUrl : url("apiUrl", api),
     auth,
+    ...(maxRequestsPerSecond === undefined ? {} : { maxRequestsPerSecond }),
+    ...(maxConcurrentRequests === undefined ? {} : { maxConcurrentRequests }),
   };
 }
 

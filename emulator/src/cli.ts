@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseStatusRates } from "./faults.js";
+import { parseRateLimit } from "./rate-limit.js";
 import { createLogger, silentLogger } from "./logger.js";
 import { SHAPE_NAMES, startEmulator, type EmulatorOptions, type RunningEmulator, type ShapeName } from "./index.js";
 
@@ -31,6 +32,8 @@ Options:
                           with a body that is not JSON                        [0]
   --fault-seed <n>        draw the faults from this seed (0 to 4294967295), so
                           the same requests get the same faults               [random]
+  --rate-limit <r>[/<b>]  refuse API requests over r per second per API key
+                          (bursts of b, default r) with 429 + Retry-After     [off]
   --shape <name>          how API answers look: canonical, envelope, flat or
                           by-name (docs/api-contract.md §9.2)                 [canonical]
   --page-size <n>         answer lists in pages of n items, each shape paging in
@@ -70,6 +73,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "lose-rate": { type: "string" },
         "garble-rate": { type: "string" },
         "fault-seed": { type: "string" },
+        "rate-limit": { type: "string" },
         shape: { type: "string" },
         "page-size": { type: "string" },
         "body-idle-timeout-ms": { type: "string" },
@@ -95,12 +99,12 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
   if (shape !== undefined && !isShapeName(shape)) {
     throw new UsageError(`--shape: "${shape}" is not one of ${SHAPE_NAMES.join(", ")}`);
   }
-  let statusRates: Record<string, number> | undefined;
-  try {
-    statusRates = values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const statusRates = asUsage(() =>
+    values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]),
+  );
+  const rateLimit = asUsage(() =>
+    values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
+  );
   const options: EmulatorOptions = {
     port: num("port", values.port, isPort),
     s3Port: num("s3-port", values["s3-port"], isPort),
@@ -119,6 +123,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
       garbleRate: num("garble-rate", values["garble-rate"], isRate),
       seed: num("fault-seed", values["fault-seed"], (n) => Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff),
     },
+    rateLimit,
     shape,
     pageSize: num("page-size", values["page-size"], (n) => Number.isInteger(n) && n >= 0),
     bodyIdleTimeoutMs: num(
@@ -129,6 +134,15 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
     logger: values.quiet === true ? silentLogger : createLogger(),
   };
   return { help: false, options: withoutUndefined(options) };
+}
+
+/** Runs a parser of one option's text, its errors becoming usage errors. */
+function asUsage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 /** Drops unset options so the emulator's defaults apply. */

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { maskPath, type RequestArea, type RequestLog } from "./console/request-log.js";
 import type { FaultInjector } from "./faults.js";
 import type { Logger } from "./interfaces.js";
+import type { RateLimiter } from "./rate-limit.js";
 import { requestContext, type RequestContext, type Stats } from "./stats.js";
 
 /** A fault that lets the request be processed and then spoils its answer (docs/api-contract.md §9.1). */
@@ -28,6 +29,8 @@ interface FrontDeps {
   readonly answerFaults: boolean;
   /** A request whose body makes no progress for this long is answered 408 and closed; 0 = never. */
   readonly bodyIdleTimeoutMs: number;
+  /** The API's rate limit, applied before fault injection (off unless set); none on the S3 port. */
+  readonly rateLimit?: RateLimiter;
   /** Paths served before fault injection (the inspection endpoints must stay reachable). */
   readonly exempt?: { readonly test: (pathname: string) => boolean; readonly serve: Serve };
   /** Where the console's request list is kept, and the area a path belongs to; exempt paths are not kept. */
@@ -77,6 +80,7 @@ export function createFront(deps: FrontDeps, serve: Serve): (req: IncomingMessag
           await deps.exempt.serve(req, res, url);
           return;
         }
+        if (refuseOverLimit(deps, req, res)) return;
         const fault = await injectFault(deps, req, res, url);
         if (fault === "answered") return;
         await serve(req, res, url, fault);
@@ -101,6 +105,22 @@ function parseRequestUrl(raw: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Answers 429 when the request's credential has used up its rate (rate-limit.ts); true when it did. */
+function refuseOverLimit(deps: FrontDeps, req: IncomingMessage, res: ServerResponse): boolean {
+  const retryAfter = deps.rateLimit?.admit(req.headers.authorization);
+  if (retryAfter === undefined) return false;
+  noteFault("rate limit");
+  const { requestsPerSecond } = deps.rateLimit!.current;
+  deps.refuse(
+    req,
+    res,
+    429,
+    `too many requests: this API key may send ${requestsPerSecond} per second; wait Retry-After seconds and send the request again`,
+    { "retry-after": String(retryAfter) },
+  );
+  return true;
 }
 
 /**

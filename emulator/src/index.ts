@@ -12,6 +12,7 @@ import { createApiServer } from "./api-server.js";
 import { createFront } from "./front.js";
 import { FaultInjector, faultConfigSchema, type FaultSettings } from "./faults.js";
 import { handleInspection } from "./inspection.js";
+import { RateLimiter, rateLimitSettingsSchema, type RateLimitSettings } from "./rate-limit.js";
 import type { Logger, S3Plane, TranscriptionService } from "./interfaces.js";
 import { createLogger } from "./logger.js";
 import { managementRoutes } from "./management/index.js";
@@ -25,6 +26,7 @@ import { createTranscriptionService } from "./transcription/index.js";
 export { isLoopbackAddress } from "./inspection.js";
 export { createLogger, silentLogger } from "./logger.js";
 export type { FaultConfig, FaultSettings } from "./faults.js";
+export type { RateLimitConfig, RateLimitSettings } from "./rate-limit.js";
 export { SHAPE_NAMES, type ShapeName } from "./shapes/index.js";
 
 /** Default of `bodyIdleTimeoutMs`: long enough for any link that moves at all, short enough to free a stuck socket. */
@@ -51,6 +53,12 @@ export interface EmulatorOptions {
   readonly transcriber?: string;
   /** Initial fault injection, as the body of PUT /_emulator/faults (docs/api-contract.md §9, §9.1). */
   readonly faults?: Readonly<FaultSettings>;
+  /**
+   * A token bucket per API credential in front of the management and transcription API, as the
+   * body of PUT /_emulator/rate-limit (docs/api-contract.md §9.5). @default off
+   * @example { requestsPerSecond: 10, burst: 10 }
+   */
+  readonly rateLimit?: Readonly<RateLimitSettings>;
   /**
    * How the management and transcription answers look (docs/api-contract.md §9.2).
    * @default "canonical"
@@ -108,6 +116,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const stats = new Stats();
   const faults = new FaultInjector();
   faults.set(faultConfigSchema.parse(options.faults ?? {}));
+  const rateLimit = new RateLimiter();
+  rateLimit.set(rateLimitSettingsSchema.parse(options.rateLimit ?? {}));
 
   let baseUrl = "";
   let s3Url = "";
@@ -160,17 +170,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     state,
     stats,
     faults,
+    rateLimit,
     transcription,
     requests,
     objects: new ObjectReader(objectsDir),
     shape: shape.name,
     addresses: () => ({ baseUrl, s3Url }),
   });
-  const inspection = { state, stats, faults, objects: s3.objects, transcription, requests, console: emulatorConsole };
+  const inspection = {
+    state,
+    stats,
+    faults,
+    rateLimit,
+    objects: s3.objects,
+    transcription,
+    requests,
+    console: emulatorConsole,
+  };
   const mainServer = createServer(
     createFront(
       {
         faults,
+        rateLimit,
         stats,
         logger,
         refuse: api.refuse,

@@ -5,6 +5,7 @@ import { foreignBrowserRequest } from "./console/guard.js";
 import { EmulatorConsole } from "./console/index.js";
 import type { RequestLog } from "./console/request-log.js";
 import { faultConfigSchema, type FaultInjector } from "./faults.js";
+import { rateLimitSettingsSchema, type RateLimiter } from "./rate-limit.js";
 import { sendApiError, sendJson, sendNoContent } from "./http-io.js";
 import { ipRange } from "./ip-range.js";
 import type { ObjectStoreApi, TranscriptionService } from "./interfaces.js";
@@ -31,6 +32,7 @@ interface InspectionDeps {
   readonly state: StateStore;
   readonly stats: Stats;
   readonly faults: FaultInjector;
+  readonly rateLimit: RateLimiter;
   readonly objects: ObjectStoreApi;
   readonly transcription: TranscriptionService;
   readonly requests: RequestLog;
@@ -95,12 +97,20 @@ export async function handleInspection(
         await deps.transcription.reset();
         deps.stats.reset();
         deps.requests.clear();
+        deps.rateLimit.reset();
         return sendNoContent(res);
       case "GET /_emulator/faults":
         return sendJson(res, 200, deps.faults.current);
       case "PUT /_emulator/faults": {
         deps.faults.set(await parseBody(req, faultConfigSchema, {}));
         return sendJson(res, 200, deps.faults.current);
+      }
+      case "GET /_emulator/rate-limit":
+        return sendJson(res, 200, deps.rateLimit.current);
+      case "PUT /_emulator/rate-limit":
+      case "POST /_emulator/rate-limit": {
+        deps.rateLimit.set(await parseBody(req, rateLimitSettingsSchema, {}));
+        return sendJson(res, 200, deps.rateLimit.current);
       }
       case "GET /_emulator/state":
         return sendJson(res, 200, {

@@ -18,7 +18,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as cloudplatform from "pulumi-cloudplatform";
 
 const config = new pulumi.Config();
-const bucketCount = config.getNumber("buckets", { min: 0, max: 500 }) ?? 30;
+const bucketCount = config.getNumber("buckets", { min: 0, max: 1000 }) ?? 30;
 const credentialsPerBucket = config.getNumber("credentialsPerBucket", { min: 0, max: 20 }) ?? 2;
 const zoneCount = config.getNumber("zones", { min: 0, max: 500 }) ?? 8;
 const namePrefix = config.get("namePrefix", { pattern: /^[a-z0-9][a-z0-9-]{0,30}[a-z0-9]$/ }) ?? "soak";

@@ -27,7 +27,10 @@ export function configValues(request: ConfigureRequestLike): Record<string, stri
   const args = decode(request.getArgs()?.toJavaScript()).props;
   for (const [name, value] of Object.entries(args)) {
     const key = `${packageName}:${name}`;
-    if (values[key] === undefined && typeof value === "string") values[key] = value;
+    // A number setting (maxRequestsPerSecond) comes as a number from an explicit provider's args.
+    if (values[key] === undefined && (typeof value === "string" || typeof value === "number")) {
+      values[key] = String(value);
+    }
   }
   return values;
 }

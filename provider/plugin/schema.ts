@@ -89,7 +89,7 @@ const settings: Spec = Object.fromEntries(
   Object.entries(settingTable).map(([name, s]) => [
     name,
     {
-      type: "string",
+      type: s.type ?? "string",
       description: `${s.description} Environment variable: ${s.env}.`,
       ...(s.secret ? { secret: true } : {}),
     },

@@ -37,6 +37,8 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
             resourceInputs["apiUrl"] = args?.apiUrl;
             resourceInputs["baseUrl"] = args?.baseUrl;
+            resourceInputs["maxConcurrentRequests"] = pulumi.output(args?.maxConcurrentRequests).apply(JSON.stringify);
+            resourceInputs["maxRequestsPerSecond"] = pulumi.output(args?.maxRequestsPerSecond).apply(JSON.stringify);
             resourceInputs["s3Url"] = args?.s3Url;
             resourceInputs["token"] = args?.token ? pulumi.secret(args.token) : undefined;
         }
@@ -61,6 +63,14 @@ export interface ProviderArgs {
      * Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
      */
     baseUrl?: pulumi.Input<string | undefined>;
+    /**
+     * At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+     */
+    maxConcurrentRequests?: pulumi.Input<number | undefined>;
+    /**
+     * The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+     */
+    maxRequestsPerSecond?: pulumi.Input<number | undefined>;
     /**
      * S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
      */

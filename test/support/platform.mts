@@ -2,7 +2,7 @@
 // endpoints (docs/api-contract.md §9), and the management API called with the dashboard token, as a
 // person deleting something by hand would. The one client of `/_emulator/...`: plain Node runs it
 // (the soak, the benchmarks), so its syntax stays erasable.
-import type { FaultSettings } from "cloudplatform-emulator";
+import type { FaultSettings, RateLimitConfig, RateLimitSettings } from "cloudplatform-emulator";
 import type { EmulatorEndpoints } from "../../scripts/lib/emulator-process.mts";
 import type { Inventory, PlatformBucket, PlatformZone } from "./compare.mts";
 
@@ -43,6 +43,8 @@ export interface EmulatorInventory {
   readonly transcripts: ReadonlyArray<{ readonly id: string; readonly status: string }>;
 }
 
+export type RateLimitState = RateLimitConfig & { readonly allowed: number; readonly refused: number };
+
 export type FaultsOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };
 
 const timeout = (): AbortSignal => AbortSignal.timeout(15_000);
@@ -78,6 +80,16 @@ export class Platform {
     const response = await this.call("PUT", "/_emulator/faults", faults);
     if (response.ok) return { accepted: true };
     return { accepted: false, reason: `${response.status} ${(await response.text()).slice(0, 300)}` };
+  }
+
+  /** The rate limit and its counters (`GET /_emulator/rate-limit`, docs/api-contract.md §9.5). */
+  rateLimit(): Promise<RateLimitState> {
+    return this.json("GET", "/_emulator/rate-limit");
+  }
+
+  /** Sets the rate limit (`{ requestsPerSecond: 0 }` turns it off); answers its state. */
+  setRateLimit(settings: RateLimitSettings): Promise<RateLimitState> {
+    return this.json("PUT", "/_emulator/rate-limit", settings);
   }
 
   async clearFaults(): Promise<void> {

@@ -11,6 +11,8 @@ const envKeys = [
   "CLOUDPLATFORM_API_URL",
   "CLOUDPLATFORM_API_KEY",
   "CLOUDPLATFORM_TOKEN",
+  "CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND",
+  "CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS",
 ];
 let saved: Record<string, string | undefined> = {};
 let config = new ProviderConfig();
@@ -103,6 +105,29 @@ describe("settings", () => {
   it("refuses a URL that is not http(s)", async () => {
     config.configure({ "cloudplatform:baseUrl": "ftp://x", "cloudplatform:apiKey": apiKey });
     expect((await thrown(async () => config.settings())).code).toBe("CLOUDPLATFORM_CONFIG_INVALID");
+  });
+
+  it("reads the pacing limits as positive numbers, and says what to fix in a bad one", async () => {
+    const required = { "cloudplatform:baseUrl": base, "cloudplatform:apiKey": apiKey };
+    config.configure({ ...required, "cloudplatform:maxRequestsPerSecond": "2.5" });
+    process.env["CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS"] = "4";
+    expect(config.settings()).toMatchObject({ maxRequestsPerSecond: 2.5, maxConcurrentRequests: 4 });
+    delete process.env["CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS"];
+    expect(config.settings()).not.toHaveProperty("maxConcurrentRequests");
+    for (const [name, value] of [
+      ["maxRequestsPerSecond", "0"],
+      ["maxRequestsPerSecond", "-1"],
+      ["maxRequestsPerSecond", "ten"],
+      ["maxConcurrentRequests", "2.5"],
+      ["maxConcurrentRequests", "0"],
+    ] as const) {
+      const bad = new ProviderConfig();
+      bad.configure({ ...required, [`cloudplatform:${name}`]: value });
+      const err = await thrown(async () => bad.settings());
+      expect(err.code).toBe("CLOUDPLATFORM_CONFIG_INVALID");
+      expect(err.message).toContain(`cloudplatform:${name} must be a positive`);
+      expect(err.message).toContain(`not "${value}"`);
+    }
   });
 
   it("lets the API key win over the token, warning once without showing either", () => {

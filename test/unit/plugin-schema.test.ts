@@ -72,7 +72,16 @@ describe("package schema", () => {
   it("flags the credentials among the config variables and the provider's inputs", async () => {
     const s = await schema();
     for (const settings of [s.config.variables, s.provider.inputProperties]) {
-      expect(Object.keys(settings).sort()).toEqual(["apiKey", "apiUrl", "baseUrl", "s3Url", "token"]);
+      expect(Object.keys(settings).sort()).toEqual([
+        "apiKey",
+        "apiUrl",
+        "baseUrl",
+        "maxConcurrentRequests",
+        "maxRequestsPerSecond",
+        "s3Url",
+        "token",
+      ]);
+      expect(settings["maxRequestsPerSecond"]!.type).toBe("number");
       expect(
         Object.keys(settings)
           .filter((k) => settings[k]!.secret === true)

@@ -358,6 +358,13 @@ describe("configure", () => {
     });
   });
 
+  it("takes a number setting from args as text, as stack config gives it", () => {
+    expect(configValues(request({}, { maxRequestsPerSecond: 10, maxConcurrentRequests: 4 }))).toEqual({
+      "cloudplatform:maxRequestsPerSecond": "10",
+      "cloudplatform:maxConcurrentRequests": "4",
+    });
+  });
+
   it("the configured values are what the cores' client uses", async () => {
     const configured = testHost();
     configured.configure(

@@ -411,6 +411,21 @@ describe("retry", () => {
     ]);
   });
 
+  it("leaves the wait of a refusal the pacing gate holds to the gate, counting it in the budget", async () => {
+    const c = clock();
+    const lines: string[] = [];
+    const paced = { ...statusFailure(429, "notProcessed", 2_000), paced: true };
+    const res = await retrying(attempts(paced, success("done")).attempt, "POST /z", policy, c, (l) => lines.push(l));
+    expect(res.data).toBe("done");
+    expect(c.waits).toEqual([]);
+    expect(lines).toEqual([
+      "POST /z: CLOUDPLATFORM_RATE_LIMITED; every request waits 2s, as the platform asked, then this one is retried",
+    ]);
+    const long = { ...statusFailure(429, "notProcessed", 100_000), paced: true };
+    const err = await thrown(() => retrying(attempts(long).attempt, "POST /z", { ...policy, maxTotalMs: 10_000 }, c));
+    expect(err).toMatchObject({ code: "CLOUDPLATFORM_RATE_LIMITED", attempts: 1 });
+  });
+
   it("ends at once at an answer a repeat would not change, with its error as it was", async () => {
     const failure = statusFailure(404, "answered");
     const c = clock();

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { ApiError } from "../api-error.js";
 import type { FaultInjector } from "../faults.js";
+import type { RateLimiter } from "../rate-limit.js";
 import { sendJson } from "../http-io.js";
 import type { ObjectListing, TranscriptionService } from "../interfaces.js";
 import type { ShapeName } from "../shapes/index.js";
@@ -62,6 +63,7 @@ export interface ConsoleDeps {
   readonly state: StateStore;
   readonly stats: Stats;
   readonly faults: FaultInjector;
+  readonly rateLimit: RateLimiter;
   readonly transcription: TranscriptionService;
   readonly requests: RequestLog;
   readonly objects: ObjectListing;
@@ -168,6 +170,7 @@ export class EmulatorConsole {
             },
       transcripts: transcription.summaries().sort((a, b) => b.created_at.localeCompare(a.created_at)),
       faults: faults.current,
+      rate_limit: this.deps.rateLimit.current,
       stats: {
         writes: snapshot.writes,
         areas: snapshot.areas,

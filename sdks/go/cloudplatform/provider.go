@@ -45,6 +45,10 @@ type providerArgs struct {
 	ApiUrl *string `pulumi:"apiUrl"`
 	// Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 	BaseUrl *string `pulumi:"baseUrl"`
+	// At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+	MaxConcurrentRequests *float64 `pulumi:"maxConcurrentRequests"`
+	// The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+	MaxRequestsPerSecond *float64 `pulumi:"maxRequestsPerSecond"`
 	// S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 	S3Url *string `pulumi:"s3Url"`
 	// Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
@@ -59,6 +63,10 @@ type ProviderArgs struct {
 	ApiUrl pulumi.StringPtrInput
 	// Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 	BaseUrl pulumi.StringPtrInput
+	// At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+	MaxConcurrentRequests pulumi.Float64PtrInput
+	// The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+	MaxRequestsPerSecond pulumi.Float64PtrInput
 	// S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 	S3Url pulumi.StringPtrInput
 	// Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.

@@ -41,6 +41,28 @@ Object.defineProperty(exports, "baseUrl", {
 });
 
 /**
+ * At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+ */
+export declare const maxConcurrentRequests: number | undefined;
+Object.defineProperty(exports, "maxConcurrentRequests", {
+    get() {
+        return __config.getObject<number>("maxConcurrentRequests");
+    },
+    enumerable: true,
+});
+
+/**
+ * The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+ */
+export declare const maxRequestsPerSecond: number | undefined;
+Object.defineProperty(exports, "maxRequestsPerSecond", {
+    get() {
+        return __config.getObject<number>("maxRequestsPerSecond");
+    },
+    enumerable: true,
+});
+
+/**
  * S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
  */
 export declare const s3Url: string | undefined;

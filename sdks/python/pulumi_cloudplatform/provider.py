@@ -22,6 +22,8 @@ class ProviderArgs:
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_concurrent_requests: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  s3_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -30,6 +32,8 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
         :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
         :param pulumi.Input[_builtins.str] base_url: Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
+        :param pulumi.Input[_builtins.float] max_concurrent_requests: At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+        :param pulumi.Input[_builtins.float] max_requests_per_second: The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
         :param pulumi.Input[_builtins.str] s3_url: S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
         :param pulumi.Input[_builtins.str] token: Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
@@ -39,6 +43,10 @@ class ProviderArgs:
             pulumi.set(__self__, "api_url", api_url)
         if base_url is not None:
             pulumi.set(__self__, "base_url", base_url)
+        if max_concurrent_requests is not None:
+            pulumi.set(__self__, "max_concurrent_requests", max_concurrent_requests)
+        if max_requests_per_second is not None:
+            pulumi.set(__self__, "max_requests_per_second", max_requests_per_second)
         if s3_url is not None:
             pulumi.set(__self__, "s3_url", s3_url)
         if token is not None:
@@ -81,6 +89,30 @@ class ProviderArgs:
         pulumi.set(self, "base_url", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxConcurrentRequests")
+    def max_concurrent_requests(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+        """
+        return pulumi.get(self, "max_concurrent_requests")
+
+    @max_concurrent_requests.setter
+    def max_concurrent_requests(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_concurrent_requests", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxRequestsPerSecond")
+    def max_requests_per_second(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+        """
+        return pulumi.get(self, "max_requests_per_second")
+
+    @max_requests_per_second.setter
+    def max_requests_per_second(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_requests_per_second", value)
+
+    @_builtins.property
     @pulumi.getter(name="s3Url")
     def s3_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -114,6 +146,8 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_concurrent_requests: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  s3_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -125,6 +159,8 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: Project API key; wins over token. Environment variable: CLOUDPLATFORM_API_KEY.
         :param pulumi.Input[_builtins.str] api_url: Transcription API address; defaults to baseUrl. Environment variable: CLOUDPLATFORM_API_URL.
         :param pulumi.Input[_builtins.str] base_url: Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
+        :param pulumi.Input[_builtins.float] max_concurrent_requests: At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+        :param pulumi.Input[_builtins.float] max_requests_per_second: The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
         :param pulumi.Input[_builtins.str] s3_url: S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
         :param pulumi.Input[_builtins.str] token: Dashboard token (JWT). Environment variable: CLOUDPLATFORM_TOKEN.
         """
@@ -155,6 +191,8 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_concurrent_requests: pulumi.Input[Optional[_builtins.float]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  s3_url: pulumi.Input[Optional[_builtins.str]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -169,6 +207,8 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
             __props__.__dict__["api_url"] = api_url
             __props__.__dict__["base_url"] = base_url
+            __props__.__dict__["max_concurrent_requests"] = pulumi.Output.from_input(max_concurrent_requests).apply(pulumi.runtime.to_json) if max_concurrent_requests is not None else None
+            __props__.__dict__["max_requests_per_second"] = pulumi.Output.from_input(max_requests_per_second).apply(pulumi.runtime.to_json) if max_requests_per_second is not None else None
             __props__.__dict__["s3_url"] = s3_url
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)
         super(Provider, __self__).__init__(

@@ -223,6 +223,7 @@
       }),
     );
     renderFaultState(o.faults);
+    renderRateLimit(o.rate_limit);
     if (!view.formDirty) fillFaultForm(o.faults);
   }
 
@@ -360,6 +361,16 @@
     pill.textContent = parts.length === 0 ? "no faults" : `faults: ${parts.join(", ")}`;
     pill.className = parts.length === 0 ? "pill" : "pill warn";
     pill.title = faults.routes === undefined ? "on every route" : `on routes containing "${faults.routes}"`;
+  }
+
+  function renderRateLimit(limit) {
+    const pill = $("rate-limit-state");
+    const on = limit.requestsPerSecond > 0;
+    pill.textContent = on
+      ? `rate limit: ${limit.requestsPerSecond}/s, burst ${limit.burst} · ${limit.refused} refused`
+      : "no rate limit";
+    pill.className = on ? "pill warn" : "pill";
+    pill.title = `${limit.allowed} allowed, ${limit.refused} refused (PUT /_emulator/rate-limit changes it)`;
   }
 
   function percent(rate) {

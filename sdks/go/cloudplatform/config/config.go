@@ -26,6 +26,16 @@ func GetBaseUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:baseUrl")
 }
 
+// At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+func GetMaxConcurrentRequests(ctx *pulumi.Context) float64 {
+	return config.GetFloat64(ctx, "cloudplatform:maxConcurrentRequests")
+}
+
+// The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+func GetMaxRequestsPerSecond(ctx *pulumi.Context) float64 {
+	return config.GetFloat64(ctx, "cloudplatform:maxRequestsPerSecond")
+}
+
 // S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.
 func GetS3Url(ctx *pulumi.Context) string {
 	return config.Get(ctx, "cloudplatform:s3Url")

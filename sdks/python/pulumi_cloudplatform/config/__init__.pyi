@@ -29,6 +29,16 @@ baseUrl: Optional[str]
 Management API address. Environment variable: CLOUDPLATFORM_BASE_URL.
 """
 
+maxConcurrentRequests: Optional[float]
+"""
+At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+"""
+
+maxRequestsPerSecond: Optional[float]
+"""
+The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+"""
+
 s3Url: Optional[str]
 """
 S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.

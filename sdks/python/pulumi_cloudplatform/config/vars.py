@@ -42,6 +42,20 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('baseUrl')
 
     @_builtins.property
+    def max_concurrent_requests(self) -> Optional[float]:
+        """
+        At most this many API requests in flight at once per provider process. Default: no bound. Environment variable: CLOUDPLATFORM_MAX_CONCURRENT_REQUESTS.
+        """
+        return __config__.get_float('maxConcurrentRequests')
+
+    @_builtins.property
+    def max_requests_per_second(self) -> Optional[float]:
+        """
+        The platform's rate limit for this key, when known: the provider process never sends more API requests per second, and starts at this rate. Without it the provider learns the limit from 429 answers. Environment variable: CLOUDPLATFORM_MAX_REQUESTS_PER_SECOND.
+        """
+        return __config__.get_float('maxRequestsPerSecond')
+
+    @_builtins.property
     def s3_url(self) -> Optional[str]:
         """
         S3 endpoint; needed by buckets and credentials. Environment variable: CLOUDPLATFORM_S3_URL.

@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * A rate limit in front of the management and transcription API, as a platform that publishes none
+ * (spec: "not shown") may still enforce: a token bucket per credential presented, refilled at
+ * `requestsPerSecond` up to `burst`. A request finding the bucket empty is refused with 429 and a
+ * `Retry-After` in whole seconds, before anything is processed (docs/api-contract.md §9.5). Off
+ * unless set, so users can try their stacks against a limit and benchmarks can count refusals.
+ */
+
+export const rateLimitSettingsSchema = z
+  .strictObject({
+    /** 0 turns the limit off. */
+    requestsPerSecond: z.number().min(0).max(100_000).default(0),
+    /** Requests a full bucket lets through at once; default one second's worth (at least 1). */
+    burst: z.number().int().min(1).max(100_000).optional(),
+  })
+  .transform((s) => ({
+    requestsPerSecond: s.requestsPerSecond,
+    burst: s.burst ?? Math.max(1, Math.ceil(s.requestsPerSecond)),
+  }));
+
+export type RateLimitConfig = z.output<typeof rateLimitSettingsSchema>;
+
+/** What a client sends to `PUT /_emulator/rate-limit` or gives `startEmulator`: every field optional. */
+export type RateLimitSettings = z.input<typeof rateLimitSettingsSchema>;
+
+/** Parses the CLI form `<rate>[/<burst>]`, e.g. `10` or `10/20`. */
+export function parseRateLimit(text: string): RateLimitSettings {
+  const match = /^(\d*\.?\d+)(?:\/(\d+))?$/.exec(text.trim());
+  if (match === null) {
+    throw new Error(`--rate-limit: "${text}" is not <requests per second>[/<burst>], e.g. 10 or 10/20`);
+  }
+  const requestsPerSecond = Number(match[1]);
+  const burst = match[2] === undefined ? undefined : Number(match[2]);
+  const parsed = rateLimitSettingsSchema.safeParse({ requestsPerSecond, ...(burst !== undefined ? { burst } : {}) });
+  if (!parsed.success) {
+    throw new Error(`--rate-limit: "${text}" is out of range (rate 0 to 100000, burst 1 to 100000)`);
+  }
+  return { requestsPerSecond, ...(burst !== undefined ? { burst } : {}) };
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Past this many keys, buckets that have refilled (the same as no bucket) are forgotten. */
+const PRUNE_ABOVE = 1024;
+
+export class RateLimiter {
+  private config: RateLimitConfig = rateLimitSettingsSchema.parse({});
+  private buckets = new Map<string, Bucket>();
+  private allowed = 0;
+  private refused = 0;
+
+  /** `now` in milliseconds, injectable so tests need not wait. */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** Settings and counters, as `GET /_emulator/rate-limit` shows them. */
+  get current(): RateLimitConfig & { readonly allowed: number; readonly refused: number } {
+    return { ...this.config, allowed: this.allowed, refused: this.refused };
+  }
+
+  /** New settings start every key with a full bucket; counters go on (reset() clears them). */
+  set(config: RateLimitConfig): void {
+    this.config = config;
+    this.buckets = new Map();
+  }
+
+  reset(): void {
+    this.buckets = new Map();
+    this.allowed = 0;
+    this.refused = 0;
+  }
+
+  /**
+   * Takes one token from the bucket of the credential in `authorization` (requests without one
+   * share a bucket). Returns undefined when the request may go on, else the whole seconds
+   * (at least 1) after which the bucket holds a token again.
+   */
+  admit(authorization: string | undefined): number | undefined {
+    const { requestsPerSecond: rate, burst } = this.config;
+    if (rate === 0) return undefined;
+    // A digest, so the map never holds a credential.
+    const key = createHash("sha256")
+      .update(authorization ?? "")
+      .digest("base64url");
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > PRUNE_ABOVE) this.prune(key);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      this.allowed += 1;
+      return undefined;
+    }
+    this.refused += 1;
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+  }
+
+  private prune(keep: string): void {
+    const { requestsPerSecond: rate, burst } = this.config;
+    const now = this.now();
+    for (const [key, bucket] of this.buckets) {
+      if (key !== keep && bucket.tokens + ((now - bucket.at) / 1000) * rate >= burst) this.buckets.delete(key);
+    }
+  }
+}

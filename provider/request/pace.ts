@@ -1,0 +1,260 @@
+/**
+ * The pacing gate every sending of a request passes, retries included: one per provider process,
+ * platform address and credential (`paceFor`), shared by every resource's calls, because a
+ * platform's rate limit counts the project's requests, not one resource's (issue 39, docs/limits.md).
+ *
+ * Without settings it only bounds the requests in flight (`firstWindow`) until the platform refuses
+ * one with 429. Then every caller waits out the `Retry-After` together (instead of each retrying on
+ * its own, which multiplies the refusals), and the gate paces requests at the rate the platform
+ * accepted, a little under it; it lowers that rate on each refusal and raises it while requests
+ * keep succeeding (multiplicative decrease, as TCP and the AWS SDK's adaptive retry mode do), so
+ * that it finds a limit it was never told and shares it with other processes using the same key. A 503 lowers a known rate too.
+ * `maxRequestsPerSecond` starts it at that rate, which it never exceeds; `maxConcurrentRequests`
+ * bounds the requests in flight.
+ */
+import { createHash } from "node:crypto";
+import { parseRetryAfter } from "../retry.js";
+import type { Clock } from "../vocabulary.js";
+import type { Answer, Failure } from "./types.js";
+
+/** The settings a user can give the gate (cloudplatform:maxRequestsPerSecond, …). */
+export interface PaceLimits {
+  readonly maxRequestsPerSecond?: number;
+  readonly maxConcurrentRequests?: number;
+}
+
+/** What came of one sending, for the gate to learn from. */
+export type Signal =
+  /** An answer that is not a refusal, whatever its status: the platform accepted the request. */
+  | { readonly kind: "accepted" }
+  /** 429: over the limit; `retryAfterMs` from its header, when it had one. */
+  | { readonly kind: "refused"; readonly retryAfterMs?: number }
+  /** 503: the platform is overloaded. */
+  | { readonly kind: "busy" }
+  /** No answer (a connection error, a timeout): says nothing of the limit. */
+  | { readonly kind: "none" };
+
+/** One sending let through: when, so that a late answer to an old request does not lower the rate twice. */
+export interface Ticket {
+  readonly at: number;
+}
+
+/** A refusal keeps this share of the rate; a 503 keeps `busyDecrease`. */
+const refusedDecrease = 0.85;
+const busyDecrease = 0.9;
+/**
+ * Each second of successes while the gate held callers back raises the rate: quickly back to where
+ * it was refused (that rate was nearly right), then past it by a step that doubles every second
+ * (2 %, 4 %, 8 %…, at most ×2), so that a limit near the old one is found with few refusals and one
+ * far above it (the first estimate counts only the platform's burst) in a few seconds.
+ */
+const recoverIncrease = 1.25;
+const firstProbeStep = 0.02;
+/**
+ * After the first refusal, the rate the platform accepted in the last second may be only its burst:
+ * until a refusal at a paced rate says where the limit is, the rate grows by half every second.
+ */
+const startIncrease = 1.5;
+/** The rate never goes below this many requests per second. */
+const floorRate = 0.5;
+/** How far back the requests the platform accepted are counted to measure the rate it allows. */
+const windowMs = 1_000;
+/**
+ * While no rate is known, requests in flight start at this many and grow by one with each accepted
+ * (doubling every round trip, as TCP's slow start): a fast platform without a limit is hardly slowed,
+ * and a limited one refuses at most this many at once before the gate learns its rate.
+ */
+const firstWindow = 8;
+
+export class Pace {
+  /** Requests per second; Infinity while no limit is known. */
+  private rate: number;
+  /** The rate a refusal came at: recovering up to it is quick. */
+  private ceiling = Infinity;
+  private nextAt = 0;
+  private pausedUntil = 0;
+  /** Changes with every pause, so a caller asleep when one starts waits for it too. */
+  private pauseEpoch = 0;
+  private lastCutAt = -Infinity;
+  private lastChangeAt = -Infinity;
+  /** Seconds of probing past the ceiling since the last cut. */
+  private probes = 0;
+  /** When a caller last had to wait for its turn: only then is a higher rate worth trying. */
+  private heldAt = -Infinity;
+  private accepted: number[] = [];
+  private inFlight = 0;
+  /** Requests in flight allowed while no rate is known (`firstWindow`). */
+  private window = firstWindow;
+  private readonly slotWaiters: (() => void)[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  private limits: PaceLimits = {};
+
+  constructor(
+    private readonly clock: Clock,
+    limits: PaceLimits = {},
+  ) {
+    this.rate = limits.maxRequestsPerSecond ?? Infinity;
+    this.setLimits(limits);
+  }
+
+  /** New settings (a later configure()); a lower maximum applies at once. */
+  setLimits(limits: PaceLimits): void {
+    const max = limits.maxRequestsPerSecond;
+    if (max !== undefined && (this.limits.maxRequestsPerSecond !== max || this.rate > max)) {
+      this.rate = Math.min(this.rate === Infinity ? max : this.rate, max);
+    }
+    this.limits = limits;
+  }
+
+  /** The rate in use (Infinity: none), for tests and log lines. */
+  get currentRate(): number {
+    return this.rate;
+  }
+
+  /**
+   * Waits for the caller's turn: after any pause, one interval after the previous sending, with a
+   * free slot. Callers are let through in the order they came.
+   */
+  async acquire(): Promise<Ticket> {
+    const before = this.queue;
+    let done!: () => void;
+    this.queue = new Promise((resolve) => (done = resolve));
+    await before;
+    try {
+      const at = await this.waitForTime();
+      await this.waitForSlot();
+      this.inFlight += 1;
+      return { at };
+    } finally {
+      done();
+    }
+  }
+
+  /** Ends a sending, with what its answer says of the limit. */
+  release(ticket: Ticket, signal: Signal): void {
+    this.inFlight -= 1;
+    this.slotWaiters.shift()?.();
+    const now = this.clock.now();
+    switch (signal.kind) {
+      case "accepted":
+        this.window += 1;
+        this.accepted.push(now);
+        if (this.accepted.length > 1000) this.accepted = this.accepted.filter((t) => t > now - windowMs);
+        this.raise(now);
+        return;
+      case "refused":
+        if (signal.retryAfterMs !== undefined && now + signal.retryAfterMs > this.pausedUntil) {
+          this.pausedUntil = now + signal.retryAfterMs;
+          this.pauseEpoch += 1;
+        }
+        this.lower(ticket, now, refusedDecrease);
+        return;
+      case "busy":
+        if (this.rate !== Infinity) this.lower(ticket, now, busyDecrease);
+        return;
+      case "none":
+        return;
+    }
+  }
+
+  /** The time this caller's turn came, pauses that began while it slept included. */
+  private async waitForTime(): Promise<number> {
+    let at = this.clock.now();
+    for (let epoch = -1; epoch !== this.pauseEpoch;) {
+      epoch = this.pauseEpoch;
+      const now = this.clock.now();
+      at = Math.max(now, this.pausedUntil, this.nextAt);
+      if (this.nextAt > Math.max(now, this.pausedUntil)) this.heldAt = now;
+      if (at > now) await this.clock.sleep(at - now);
+    }
+    this.nextAt = at + (this.rate === Infinity ? 0 : 1000 / this.rate);
+    return at;
+  }
+
+  private async waitForSlot(): Promise<void> {
+    const learning = this.rate === Infinity ? this.window : Infinity;
+    const max = Math.min(this.limits.maxConcurrentRequests ?? Infinity, learning);
+    while (this.inFlight >= max) {
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
+  }
+
+  /**
+   * Once per refusal episode: answers to requests sent before the last cut say nothing new. With
+   * no rate known yet, the platform's is what it accepted in the last second.
+   */
+  private lower(ticket: Ticket, now: number, keep: number): void {
+    if (ticket.at < this.lastCutAt) return;
+    const learning = this.rate === Infinity;
+    let from = this.rate;
+    if (learning) {
+      this.accepted = this.accepted.filter((t) => t > now - windowMs);
+      if (this.accepted.length === 0) return;
+      from = this.accepted.length;
+    }
+    this.ceiling = learning ? Infinity : from;
+    this.rate = Math.max(floorRate, from * keep);
+    this.probes = 0;
+    this.lastCutAt = now;
+    // The raise waits for a second of requests, not of a pause.
+    this.lastChangeAt = Math.max(now, this.pausedUntil);
+  }
+
+  private raise(now: number): void {
+    if (this.rate === Infinity || now - this.lastChangeAt < 1000 || now - this.heldAt > 1000) return;
+    let raised: number;
+    if (this.ceiling === Infinity) raised = this.rate * startIncrease;
+    else if (this.rate < this.ceiling) raised = Math.min(this.ceiling, this.rate * recoverIncrease);
+    else raised = this.rate * (1 + Math.min(1, firstProbeStep * 2 ** this.probes++));
+    this.rate = Math.min(raised, this.limits.maxRequestsPerSecond ?? Infinity);
+    this.lastChangeAt = now;
+  }
+}
+
+/** One sending through `gate`: waits for its turn, sends, and tells the gate what the answer said. */
+export async function paced(gate: Pace, clock: Clock, send: () => Promise<Answer>): Promise<Answer> {
+  const ticket = await gate.acquire();
+  let answer: Answer | undefined;
+  try {
+    answer = await send();
+    return answer;
+  } finally {
+    gate.release(ticket, signalOf(answer, clock.now()));
+  }
+}
+
+function signalOf(answer: Answer | undefined, now: number): Signal {
+  if (answer === undefined || answer.kind === "none") return { kind: "none" };
+  if (answer.status === 503) return { kind: "busy" };
+  if (answer.status !== 429) return { kind: "accepted" };
+  const retryAfterMs = parseRetryAfter(answer.headers["retry-after"], now);
+  return retryAfterMs === undefined ? { kind: "refused" } : { kind: "refused", retryAfterMs };
+}
+
+/**
+ * A 429 with `Retry-After` made the gate hold every caller until then: its retry waits at the
+ * gate, in turn, rather than on its own timer (the retry stage still counts the wait in its budget).
+ * Without `Retry-After`, the retry keeps its own backoff.
+ */
+export function handedToGate(failure: Failure): Failure {
+  return failure.error.status === 429 && failure.retryAfterMs !== undefined ? { ...failure, paced: true } : failure;
+}
+
+/**
+ * The gates of this process, per clock (the system's in a provider; a test's own otherwise), then
+ * per address and credential: every client built for one key (host.ts builds a new one when the
+ * settings change) shares one.
+ */
+const gates = new WeakMap<Clock, Map<string, Pace>>();
+
+/** The gate for requests to `origin` with `credential`, its limits set to `limits`. */
+export function paceFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Pace {
+  let byKey = gates.get(clock);
+  if (byKey === undefined) gates.set(clock, (byKey = new Map()));
+  // A digest, so the map never holds a credential.
+  const key = `${origin} ${createHash("sha256").update(credential).digest("base64url")}`;
+  let gate = byKey.get(key);
+  if (gate === undefined) byKey.set(key, (gate = new Pace(clock, limits)));
+  else gate.setLimits(limits);
+  return gate;
+}

@@ -1,0 +1,200 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ApiClient, closePools } from "../../provider/client.js";
+import { Pace, paceFor, type PaceLimits, type Signal } from "../../provider/request/pace.js";
+import type { Clock } from "../../provider/vocabulary.js";
+
+// The pacing gate (provider/request/pace.ts, issue 39): one per process and key, learning the
+// platform's rate limit from 429 + Retry-After instead of letting every request retry on its own.
+
+/** A clock over vitest's fake timers: sleeping callers wake as the test advances time. */
+function fakeClock(): Clock {
+  return { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+}
+
+/** Starts `n` callers that each take a turn, send (instantly) and report `signal(i)`; returns their send times. */
+function callers(gate: Pace, n: number, signal: (i: number) => Signal = () => ({ kind: "accepted" })) {
+  const sent: number[] = [];
+  const all = Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const ticket = await gate.acquire();
+      sent.push(Date.now());
+      gate.release(ticket, signal(i));
+    }),
+  );
+  return { sent, all };
+}
+
+/** The most sendings in any window of `ms` starting at a sending. */
+function busiestWindow(times: readonly number[], ms: number): number {
+  return Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + ms).length));
+}
+
+describe("Pace (fake clock)", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_000_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const gate = (limits: PaceLimits = {}) => new Pace(fakeClock(), limits);
+
+  it("with no limit known, lets every caller through without waiting", async () => {
+    const { sent, all } = callers(gate(), 50);
+    await vi.advanceTimersByTimeAsync(0);
+    await all;
+    expect(new Set(sent)).toEqual(new Set([1_000_000]));
+  });
+
+  it("with maxRequestsPerSecond, starts at that rate and never exceeds it", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    const { sent, all } = callers(g, 35);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await all;
+    expect(sent).toHaveLength(35);
+    expect(busiestWindow(sent, 1_000)).toBe(10);
+    expect(sent.at(-1)! - sent[0]!).toBe(3_400);
+    expect(g.currentRate).toBe(10);
+  });
+
+  it("a refusal with Retry-After holds every caller until then, and paces them at the rate accepted", async () => {
+    const g = gate();
+    // The platform accepts the first 8, then refuses one with Retry-After: 1.
+    const first = callers(g, 8);
+    await vi.advanceTimersByTimeAsync(0);
+    await first.all;
+    const refused = await g.acquire();
+    g.release(refused, { kind: "refused", retryAfterMs: 1_000 });
+    expect(g.currentRate).toBeCloseTo(8 * 0.85);
+    const next = callers(g, 14);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await next.all;
+    expect(Math.min(...next.sent)).toBe(1_001_000);
+    expect(next.sent.filter((t) => t < 1_002_000)).toHaveLength(7);
+  });
+
+  it("lowers the rate once per episode: answers to requests sent before the cut say nothing new", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    const taken = Promise.all([g.acquire(), g.acquire(), g.acquire()]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (const t of await taken) g.release(t, { kind: "refused" });
+    expect(g.currentRate).toBeCloseTo(8.5);
+  });
+
+  it("a 503 lowers a known rate, and is ignored while none is known", async () => {
+    const unknown = gate();
+    unknown.release(await unknown.acquire(), { kind: "busy" });
+    expect(unknown.currentRate).toBe(Infinity);
+    const known = gate({ maxRequestsPerSecond: 10 });
+    known.release(await known.acquire(), { kind: "busy" });
+    expect(known.currentRate).toBeCloseTo(9);
+  });
+
+  it("raises a lowered rate while requests succeed and callers wait, up to the maximum", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    g.release(await g.acquire(), { kind: "refused" });
+    expect(g.currentRate).toBeCloseTo(8.5);
+    const { all } = callers(g, 60);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await all;
+    expect(g.currentRate).toBe(10);
+  });
+
+  /** The most requests in flight when `n` callers each hold their turn for 10 ms. */
+  async function mostInFlight(g: Pace, n: number): Promise<number> {
+    let inFlight = 0;
+    let most = 0;
+    const all = Promise.all(
+      Array.from({ length: n }, async () => {
+        const ticket = await g.acquire();
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        inFlight--;
+        g.release(ticket, { kind: "accepted" });
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(1_000);
+    await all;
+    return most;
+  }
+
+  it("bounds the requests in flight with maxConcurrentRequests", async () => {
+    expect(await mostInFlight(gate({ maxConcurrentRequests: 2 }), 10)).toBe(2);
+  });
+
+  it("while no rate is known, starts with 8 requests in flight and grows by one per success", async () => {
+    expect(await mostInFlight(gate(), 8)).toBe(8);
+    expect(await mostInFlight(gate(), 100)).toBeGreaterThan(8);
+  });
+
+  it("is one gate per clock, address and credential, its limits updated by later settings", () => {
+    const clock = fakeClock();
+    const a = paceFor(clock, "http://a", "key-1", {});
+    expect(paceFor(clock, "http://a", "key-1", { maxRequestsPerSecond: 3 })).toBe(a);
+    expect(a.currentRate).toBe(3);
+    expect(paceFor(clock, "http://a", "key-2", {})).not.toBe(a);
+    expect(paceFor(clock, "http://b", "key-1", {})).not.toBe(a);
+    expect(paceFor(fakeClock(), "http://a", "key-1", {})).not.toBe(a);
+  });
+});
+
+/**
+ * A platform with a token bucket in front (rate r/s, burst b) that refuses over it with 429 and
+ * `Retry-After: 1`, as the emulator's --rate-limit does; counts what it allowed and refused.
+ */
+async function limitedServer(rate: number, burst: number) {
+  let tokens = burst;
+  let at = performance.now();
+  const counts = { allowed: 0, refused: 0 };
+  const server: Server = createServer((_req, res) => {
+    const now = performance.now();
+    tokens = Math.min(burst, tokens + ((now - at) / 1000) * rate);
+    at = now;
+    if (tokens < 1) {
+      counts.refused++;
+      res.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "rate_limited", message: "slow down" } }));
+      return;
+    }
+    tokens -= 1;
+    counts.allowed++;
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, counts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("ApiClient against a rate-limited platform (real time)", () => {
+  afterEach(async () => {
+    await closePools();
+  });
+
+  it("N concurrent callers make about the allowed number of requests, not N retries each", async () => {
+    const platform = await limitedServer(20, 5);
+    try {
+      // Several clients of one process and key (host.ts rebuilds them), 60 requests at once.
+      const settings = { baseUrl: platform.url, apiUrl: platform.url, s3Url: undefined };
+      const auth = { kind: "apiKey" as const, value: `pace-test-${Date.now()}` };
+      const clients = [1, 2, 3].map(() => new ApiClient({ ...settings, auth }));
+      const started = performance.now();
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => clients[i % 3]!.request({ method: "GET", path: `/things/${i}` })),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      expect(platform.counts.allowed).toBe(60);
+      // Every caller for itself (the client before the gate): 113 refusals for these 60 requests,
+      // each refused request retrying on its own and being refused again. Through one gate: the
+      // first 8 in flight, then a few while it finds the rate (12 measured).
+      expect(platform.counts.refused).toBeLessThanOrEqual(20);
+      // Ideal: (60 − 5 of burst) / 20 per second ≈ 2.75 s; measured 5.5 s, the first second a pause
+      // (Retry-After: 1) and the next ones finding the rate. Not slower than every caller for itself (5.9 s).
+      expect(seconds).toBeLessThan(8);
+    } finally {
+      await platform.close();
+    }
+  }, 20_000);
+});
