@@ -7,9 +7,10 @@
 // preview and its summary), the merge (check, up), a scheduled drift check passing, a credential
 // deactivated behind Pulumi's back, the check failing with the drift named and the state untouched,
 // why --preview-only, a fix (up), the check passing again, a zone and a bucket deleted by hand
-// (named, re-created by up), `up` waiting out a lock held by someone
-// else, the check with a broken state pair and with a revoked API key (could not run, never drift); the
-// concurrency groups read from the file; no secret in any log, summary or state.
+// (named, re-created by up), `up` waiting out a lock held by someone else (held until the up has
+// met it, whatever the machine's load), the check with a broken state pair and with a revoked API
+// key (could not run, never drift); the concurrency groups read from the file; no secret in any
+// log, summary or state.
 //
 // What stands in for GitHub: the `uses:` steps (the checkout is the fresh copy; the setup's `npm ci`
 // is run once, as the action writes it, in a clone of what the set-up committed, and its
@@ -25,7 +26,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { access, chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -277,6 +279,15 @@ function threatsToUp(document: WorkflowDocument): string[] {
     }
   }
   return threats;
+}
+
+/** Whether the up job under `jobRoot` was refused for the lock: its step writes `pulumi up`'s output to up.txt. */
+async function refusedForTheLock(jobRoot: string): Promise<boolean> {
+  for (const folder of await readdir(jobRoot)) {
+    const output = await readFile(path.join(jobRoot, folder, "checkout", "up.txt"), "utf8").catch(() => "");
+    if (output.includes("the stack is currently locked")) return true;
+  }
+  return false;
 }
 
 describe("examples/gitops: the pipeline of an infra repository, run from its workflow file", () => {
@@ -566,13 +577,21 @@ describe("examples/gitops: the pipeline of an infra repository, run from its wor
     try {
       const held = { pid: 1, username: "runner", hostname: "maintainers-laptop", timestamp: new Date().toISOString() };
       await client.send(new PutObjectCommand({ Bucket: STATE_BUCKET, Key: lock, Body: JSON.stringify(held) }));
-      const released = new Promise((resolve) => setTimeout(resolve, 10_000)).then(() =>
-        client.send(new DeleteObjectCommand({ Bucket: STATE_BUCKET, Key: lock })),
+      // The up job alone (its check passed above), so that it meets the lock; in a folder of its own,
+      // so that its checkout's up.txt is the only one there. The lock is let go once that file says
+      // the up was refused (or the job ended), not after a fixed time: however slow the machine is
+      // to start the job, the up meets the lock, and this file can share the cores with others.
+      const jobRoot = await mkdtemp(path.join(scratch, "locked-up-"));
+      let ended = false;
+      const running = runJob(workflow, "up", merge, { ...options, scratch: jobRoot });
+      running.then(
+        () => (ended = true),
+        () => (ended = true),
       );
-      // The up job alone (its check passed above), so that it meets the lock.
-      const up = await runJob(workflow, "up", merge, options);
+      while (!ended && !(await refusedForTheLock(jobRoot))) await sleep(250);
+      await client.send(new DeleteObjectCommand({ Bucket: STATE_BUCKET, Key: lock }));
+      const up = await running;
       jobs.push(up);
-      await released;
       expect(up.ok, failure(up)).toBe(true);
       expect(up.log).toMatch(/The stack is locked by another run \(attempt 1 of \d+\)/);
       expect(up.summary).toContain("Resources:\n    4 unchanged");

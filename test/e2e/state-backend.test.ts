@@ -1,21 +1,14 @@
 // docs/state-backend.md followed as written, with the real Pulumi CLI against the emulator: the
 // bootstrap stack (the doc's own program) on a file:// backend, `pulumi login` to the platform's S3
 // with the pair it outputs, a stack of examples/quickstart created, updated, listed and exported
-// from two working copies (two folders, two PULUMI_HOMEs), two `up`s racing round after round,
-// every checksum mode of the backend's S3 client over http and https (a TLS front with the test
-// certificate), a 20 MiB state in parts, the objects read back for secrets, a lock taken with a
-// conditional write, the by-hand recipe with curl, and a rotation of the state credential.
+// from two working copies (two folders, two PULUMI_HOMEs), every checksum mode of the backend's S3
+// client over http and https (a TLS front with the test certificate), a 20 MiB state in parts, the
+// objects read back for secrets, a lock taken with a conditional write, the by-hand recipe with
+// curl, and a rotation of the state credential. Two `up`s racing round after round (the doc's
+// section 3) are in state-backend-race.test.ts, which runs alone: nothing here waits on the clock.
 // `up`s run through the Automation API (no Node.js language host on these machines), on the backend
 // `pulumi login` saved; every other step is the CLI itself.
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand, S3ServiceException } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -27,44 +20,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { needs, programFailure, runProgram } from "../support/tools.mts";
 import { launchEmulator, providerConfig, type Emulator } from "../support/emulator.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
-import { changesOtherThanSame, ExampleStack, output, type Config } from "../support/runner.js";
-import { Platform } from "../support/platform.mts";
+import { changesOtherThanSame, ExampleStack, output } from "../support/runner.js";
+import {
+  BUCKET,
+  certFile,
+  docBlocks,
+  expectNoSecretInBucket,
+  pulumiCli,
+  s3,
+  stateEnv,
+  tlsDir,
+  warnings,
+  type Cli,
+  type Deployment,
+  type KeyPair,
+  type Mode,
+} from "./support/state-backend.js";
 
-const doc = readFileSync(path.join(repoRoot, "docs", "state-backend.md"), "utf8");
-
-/** The fenced blocks of the doc's section `## <heading>`, in order. */
-function docBlocks(heading: string): { language: string; text: string }[] {
-  const start = doc.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`docs/state-backend.md has no section "## ${heading}"`);
-  const rest = doc.slice(start + heading.length + 5);
-  const next = rest.search(/\n## /);
-  const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, text: m[2]! }));
-}
-
-const BUCKET = "team-state";
-/**
- * More than an `up` needs from its start to its lock (starting the CLI, reading the stack): two `up`s
- * that ran together longer than this both held the lock at once.
- */
-const REACH_LOCK_SECONDS = 5;
-const PASSPHRASE = "state-backend-e2e-passphrase";
-const tlsDir = path.join(repoRoot, "test", "unit", "fixtures", "upload-tls");
-const certFile = path.join(tlsDir, "cert.pem");
-
-type Transport = "http" | "https";
-type ChecksumValue = "when_supported" | "when_required" | undefined;
-interface Mode {
-  readonly transport: Transport;
-  readonly request: ChecksumValue;
-  readonly response: ChecksumValue;
-}
 const modeName = (m: Mode) => `${m.transport} request=${m.request ?? "default"} response=${m.response ?? "default"}`;
-
-interface KeyPair {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
 
 let emulator: Emulator;
 let tls: TlsServer;
@@ -95,77 +68,14 @@ async function startTlsFront(): Promise<void> {
   tlsPort = (tls.address() as { port: number }).port;
 }
 
-/** The variables of the doc's section 2, plus a checksum mode and, for https, the test CA. */
-function stateEnv(pair: KeyPair, mode: Mode = { transport: "http", request: undefined, response: undefined }) {
-  return {
-    AWS_ACCESS_KEY_ID: pair.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: pair.secretAccessKey,
-    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
-    // The machine's own bundle must not be used, nor a setting of the developer's shell: "" is unset.
-    AWS_CA_BUNDLE: certFile,
-    AWS_REQUEST_CHECKSUM_CALCULATION: mode.request ?? "",
-    AWS_RESPONSE_CHECKSUM_VALIDATION: mode.response ?? "",
-  };
-}
-
-interface Cli {
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** The Pulumi CLI itself in `cwd`, with PULUMI_HOME `home` and nothing of the developer's shell. */
 function pulumi(cwd: string, home: string, env: Record<string, string>, args: readonly string[]): Promise<Cli> {
-  return runProgram(path.join(binDir, "pulumi"), args, {
-    cwd,
-    timeoutMs: 300_000,
-    env: {
-      PATH: [binDir, path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter),
-      HOME: scratch,
-      PULUMI_HOME: home,
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      ...Object.fromEntries(Object.entries(env).filter(([, value]) => value !== "")),
-    },
-  });
-}
-
-/** Every line a run printed that warns, whatever the casing ("WARN", "warning:"). */
-const warnings = (...printed: (string | undefined)[]) =>
-  printed.flatMap((text) => (text ?? "").split("\n")).filter((line) => /warn/i.test(line));
-
-function s3(pair: KeyPair): S3Client {
-  return new S3Client({
-    endpoint: emulator.s3Url,
-    region: "us-east-1",
-    forcePathStyle: true,
-    maxAttempts: 1,
-    credentials: pair,
-  });
-}
-
-/** The bucket's keys and the bytes of each, read with the state credential. */
-async function readBucket(pair: KeyPair): Promise<Map<string, Buffer>> {
-  const client = s3(pair);
-  const objects = new Map<string, Buffer>();
-  try {
-    let token: string | undefined;
-    do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, ContinuationToken: token }));
-      for (const { Key } of page.Contents ?? []) {
-        const got = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key }));
-        objects.set(Key!, Buffer.from(await got.Body!.transformToByteArray()));
-      }
-      token = page.NextContinuationToken;
-    } while (token);
-  } finally {
-    client.destroy();
-  }
-  return objects;
+  return pulumiCli(binDir, scratch)(cwd, home, env, args);
 }
 
 /** The size of an object and the checksum the bucket keeps for it: "crc32" (or "crc32:composite"), "crc64nvme", … */
 async function headOf(pair: KeyPair, key: string): Promise<{ size: number; checksum: string }> {
-  const client = s3(pair);
+  const client = s3(emulator, pair);
   try {
     const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key, ChecksumMode: "ENABLED" }));
     const found = (["CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"] as const).filter(
@@ -176,13 +86,6 @@ async function headOf(pair: KeyPair, key: string): Promise<{ size: number; check
   } finally {
     client.destroy();
   }
-}
-
-interface Deployment {
-  deployment: {
-    resources: Array<{ urn: string; type: string; outputs?: Record<string, unknown> }>;
-    pending_operations?: unknown[];
-  };
 }
 
 beforeAll(async () => {
@@ -288,86 +191,6 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
     expect(warnings(init.stderr, listed.stderr, created.stderr, same.stderr, updated.stderr)).toEqual([]);
   });
 
-  it("runs never both of two `up`s started at the same moment; a refused one says the stack is locked, a retry runs", async () => {
-    const [a, b] = copies as [ExampleStack, ExampleStack];
-    const lockMessage = docBlocks("3. Two `up`s at once: the lock")[0]!
-      .text.split("\n")[0]!
-      .replace(/^error: /, "");
-    // Each management call takes 2 s, so that an `up` holds the lock for 8 s or more: the two start
-    // well within that of each other, as two people or two CI jobs pressing enter at once.
-    await new Platform(emulator).setFaults({ latencyMs: 2000, routes: "/object-storage/" });
-    /** An `up` and when it ran, on this process's clock: [end - its duration, end]. */
-    const timedUp = async (copy: ExampleStack, config: Config) => {
-      const result = await copy.upFailing(config);
-      const end = Date.now() / 1000;
-      return { result, start: end - (result.seconds ?? 0), end };
-    };
-    const tally = { oneWon: 0, bothRefused: 0, apart: 0 };
-    try {
-      for (let round = 0; tally.oneWon + tally.bothRefused < 4; round++) {
-        expect(round, "rounds whose two ups did not run together").toBeLessThan(8);
-        storageClass = storageClass === "Standard" ? "InfrequentAccess" : "Standard";
-        const config = { "cloudplatform-quickstart:storageClass": { value: storageClass } };
-        const [ra, rb] = await Promise.all([timedUp(a, config), timedUp(b, config)]);
-        const results = [ra.result, rb.result];
-        if (ra.result.ok && rb.result.ok) {
-          // Both ran: legitimate only if one had finished before the other reached its lock, which
-          // takes an `up` less than REACH_LOCK_SECONDS; such a round did not race, and is run again.
-          const together = Math.min(ra.end, rb.end) - Math.max(ra.start, rb.start);
-          expect(together, `round ${round}: both ups succeeded while running together`).toBeLessThan(
-            REACH_LOCK_SECONDS,
-          );
-          tally.apart++;
-          secrets.add(output(rb.result, "secretAccessKey"));
-          continue;
-        }
-        for (const refused of results.filter((r) => !r.ok)) {
-          expect(refused.error).toContain(lockMessage);
-          expect(refused.error).toMatch(
-            new RegExp(
-              `s3://${BUCKET}/\\.pulumi/locks/organization/${project}/e2e/[0-9a-f-]{36}\\.json\\?\\S*: created by \\S+ \\(pid \\d+\\) at `,
-            ),
-          );
-          expect(warnings(refused.error)).toEqual([]);
-        }
-        const winner = results.find((r) => r.ok);
-        if (winner) {
-          tally.oneWon++;
-          secrets.add(output(winner, "secretAccessKey"));
-          expect(warnings(winner.stderr)).toEqual([]);
-        } else tally.bothRefused++;
-        // The refused one, run again, goes through (with nothing left to do when the other won).
-        const retry = await (ra.result.ok ? b : a).up(config);
-        secrets.add(output(retry, "secretAccessKey"));
-        if (winner) expect(changesOtherThanSame(retry)).toEqual({});
-        expect(warnings(retry.stderr)).toEqual([]);
-      }
-    } finally {
-      await new Platform(emulator).setFaults({});
-    }
-    console.info(
-      `two ups at once: one ran ${tally.oneWon}, both refused ${tally.bothRefused}, ran apart (not counted) ${tally.apart}`,
-    );
-
-    // The state is whole: it parses, holds every resource, none pending, and matches the platform.
-    const exported = JSON.parse(await a.exportState()) as Deployment;
-    const types = exported.deployment.resources.map((r) => r.type);
-    expect(types).toEqual(expect.arrayContaining(["pulumi:pulumi:Stack", "pulumi:providers:pulumi-nodejs"]));
-    expect(types.filter((t) => t.endsWith(":Bucket"))).toHaveLength(1);
-    expect(types.filter((t) => t.endsWith(":BucketCredential"))).toHaveLength(1);
-    expect(exported.deployment.pending_operations ?? []).toEqual([]);
-    const bucket = exported.deployment.resources.find((r) => r.type.endsWith(":Bucket"))!;
-    expect(bucket.outputs?.["storageClass"]).toBe(storageClass);
-    const inventory = await new Platform(emulator).objects();
-    expect(inventory.buckets.map((x) => x.name).sort()).toEqual([BUCKET, bucket.outputs?.["name"]].sort());
-    // `pulumi preview --expect-no-changes`, from either working copy.
-    for (const copy of [a, b]) {
-      const preview = await copy.preview({ "cloudplatform-quickstart:storageClass": { value: storageClass } });
-      expect(changesOtherThanSame(preview)).toEqual({});
-      expect(warnings(preview.stderr)).toEqual([]);
-    }
-  });
-
   const modes: Mode[] = (["http", "https"] as const).flatMap((transport) => [
     { transport, request: undefined, response: undefined },
     { transport, request: "when_supported", response: "when_supported" },
@@ -453,7 +276,7 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
   });
 
   it("takes a lock with a conditional write, as OpenTofu and Terraform do: one of 16 at once wins", async () => {
-    const clients = Array.from({ length: 16 }, () => s3(pair));
+    const clients = Array.from({ length: 16 }, () => s3(emulator, pair));
     try {
       for (let round = 0; round < 3; round++) {
         const results = await Promise.all(
@@ -555,14 +378,6 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
   });
 
   it("keeps no secret in clear in the bucket: not the API key, the token, nor any S3 secret", async () => {
-    const objects = await readBucket(pair);
-    expect([...objects.keys()]).toEqual(expect.arrayContaining([".pulumi/meta.yaml", stateKey]));
-    const clear = { apiKey: emulator.apiKey, token: emulator.token };
-    for (const [key, bytes] of objects) {
-      const text = bytes.toString("utf8");
-      for (const [what, value] of Object.entries(clear)) expect(text.includes(value), `${what} in ${key}`).toBe(false);
-      for (const secret of secrets) expect(text.includes(secret), `an S3 secret in ${key}`).toBe(false);
-    }
-    expect(secrets.size).toBeGreaterThan(5);
+    await expectNoSecretInBucket(emulator, pair, stateKey, secrets);
   });
 });
