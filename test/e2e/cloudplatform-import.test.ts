@@ -21,7 +21,6 @@ import { repoRoot, toolDir } from "./support/plugin-cli.js";
 import {
   expectNoSecret,
   importEntries,
-  newTypescriptProgram,
   ofThisPackage,
   readmeTypescript,
   resourcesOf,
@@ -32,6 +31,7 @@ import {
   type ExportedResource,
   type ImportTools,
 } from "./support/import.js";
+import { pulumiNewTypescript } from "./support/packages.js";
 import { readerScript } from "./support/readme.js";
 import { roundTrip } from "./support/s3.js";
 
@@ -309,7 +309,7 @@ describe("a project of 61 objects made behind Pulumi's back", () => {
     "TypeScript (module %s), the README's steps as written in a `pulumi new typescript` program: every object taken over, no write; then no change",
     async (module) => {
       const dir = path.join(scratch, `ts-${module}`);
-      await newTypescriptProgram(dir, `imported-ts-${module}`, module, packed().sdkPackage);
+      await pulumiNewTypescript(dir, `imported-ts-${module}`, { module, add: [packed().sdkPackage] });
       await tools.stack(dir);
       await writeFile(path.join(dir, "index.ts"), (await readmeTypescript()).index, { flag: "a" });
       const before = await writes(emulator);

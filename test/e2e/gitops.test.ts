@@ -26,7 +26,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { execFile } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { access, chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,7 +34,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchEmulator, management, type Emulator } from "../support/emulator.js";
 import { Platform } from "../support/platform.mts";
-import { npmEnv, npmPack, plainPath } from "./support/packages.js";
+import { languageHostFolder, npmEnv, npmPack, plainPath } from "./support/packages.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
 import {
@@ -189,12 +189,7 @@ beforeAll(async () => {
   ]);
   tarballs = { provider, emulator: emulatorPackage };
   // The Node.js language host's stand-in, where the CLI looks for it.
-  const hostDir = path.join(scratch, "language-host");
-  await mkdir(hostDir);
-  const host = path.join(hostDir, "pulumi-language-nodejs");
-  const standIn = path.join(repoRoot, "test", "e2e", "support", "language-host.mts");
-  await writeFile(host, `#!/bin/sh\nexec "${process.execPath}" "${standIn}" "$@"\n`);
-  await chmod(host, 0o755);
+  const hostDir = await languageHostFolder(scratch);
 
   platform = await launchEmulator();
   statePair = await bootstrapState();

@@ -6,62 +6,18 @@
 // a preview with no change, the credential used over S3, and destroy.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchEmulator, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
-import { languageHostFolder, npmEnv, npmPack, plainPath } from "./support/packages.js";
+import { languageHostFolder, npmEnv, npmPack, plainPath, pulumiNewTypescript } from "./support/packages.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks, type CodeBlock } from "./support/readme.js";
 import { roundTrip } from "./support/s3.js";
 
 const run = promisify(execFile);
-
-/** The version of a package this repository is installed with, so that npm takes it from its cache. */
-const installed = (name: string): string =>
-  (createRequire(path.join(repoRoot, "package.json"))(`${name}/package.json`) as { version: string }).version;
-
-/** What `pulumi new typescript` writes and installs before the reader's first step. */
-async function pulumiNewTypescript(dir: string, name: string, env: Record<string, string>): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    path.join(dir, "Pulumi.yaml"),
-    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\ndescription: A minimal TypeScript Pulumi program\n`,
-  );
-  const manifest = {
-    name,
-    main: "index.ts",
-    devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
-    dependencies: { "@pulumi/pulumi": installed("@pulumi/pulumi") },
-  };
-  await writeFile(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
-  const compilerOptions = {
-    strict: true,
-    outDir: "bin",
-    target: "es2020",
-    module: "commonjs",
-    moduleResolution: "node",
-    sourceMap: true,
-    experimentalDecorators: true,
-    pretty: true,
-    noFallthroughCasesInSwitch: true,
-    noImplicitReturns: true,
-    forceConsistentCasingInFileNames: true,
-  };
-  await writeFile(
-    path.join(dir, "tsconfig.json"),
-    `${JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 4)}\n`,
-  );
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
-    cwd: dir,
-    env,
-    maxBuffer: 64 << 20,
-    timeout: 300_000,
-  });
-}
 
 describe("README.md: use it in a Pulumi program, as written", () => {
   let scratch: string;
@@ -97,7 +53,7 @@ describe("README.md: use it in a Pulumi program, as written", () => {
     [program, steps] = (await readmeBlocks("Use it in a Pulumi program", "README.md", 2)) as [CodeBlock, CodeBlock];
     expect([program.language, steps.language]).toEqual(["ts", "sh"]);
     dir = path.join(scratch, "media");
-    await pulumiNewTypescript(dir, "media", env);
+    await pulumiNewTypescript(dir, "media", { env });
     await writeFile(path.join(dir, "index.ts"), program.text);
     // The package is not on the npm registry yet: the reader installs the release's tarball.
     const npmInstall = "npm install pulumi-cloudplatform @pulumi/pulumi";

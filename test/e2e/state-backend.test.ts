@@ -25,6 +25,7 @@ import {
   BUCKET,
   certFile,
   docBlocks,
+  ran,
   expectNoSecretInBucket,
   pulumiCli,
   s3,
@@ -119,10 +120,10 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
   });
 
   it("makes the state bucket and credential with the doc's bootstrap program, on a file:// backend", async () => {
-    const [program] = docBlocks("1. A bucket and a credential for the state").filter((b) => b.language === "ts");
+    const program = ran(docBlocks("1. A bucket and a credential for the state").find((b) => b.language === "ts")!);
     const dir = path.join(scratch, "programs", "state-bootstrap");
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, "index.ts"), program!.text);
+    await writeFile(path.join(dir, "index.ts"), program.text);
     await writeFile(path.join(dir, "Pulumi.yaml"), "name: state-bootstrap\nruntime:\n  name: nodejs\n");
     for (const file of ["package.json", "tsconfig.json"]) {
       await copyFile(path.join(repoRoot, "examples", "quickstart", file), path.join(dir, file));
@@ -137,7 +138,8 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
     secrets.add(pair.secretAccessKey);
 
     // The address is the doc's, for this endpoint: path-style, us-east-1, disableSSL for http only.
-    const login = docBlocks("2. Log in, then work as usual")[0]!.text;
+    // The address is the doc's, and the login is made with it (below): the block runs as written.
+    const login = ran(docBlocks("2. Log in, then work as usual")[0]!).text;
     const documented = /pulumi login '([^']+)'/.exec(login)![1]!;
     const host = new URL(emulator.s3Url).host;
     httpUrl = output(up, "loginUrl");
@@ -309,10 +311,11 @@ describe("Pulumi's S3 state backend on a bucket of the platform (docs/state-back
     "follows the by-hand recipe: curl makes a bucket and a credential the backend logs in with",
     needs("curl"),
     async () => {
-      const [create, credential] = docBlocks("1. A bucket and a credential for the state")
-        .filter((b) => b.language === "sh")
-        .at(-1)!
-        .text.split(/\n(?=curl )/);
+      const [create, credential] = ran(
+        docBlocks("1. A bucket and a credential for the state")
+          .filter((b) => b.language === "sh")
+          .at(-1)!,
+      ).text.split(/\n(?=curl )/);
       const reader = (text: string, bucketId = "") =>
         text
           .replaceAll("https://api.example-platform.com", emulator.baseUrl)

@@ -3,8 +3,7 @@
 // the installed package's `cloudplatform-import` run on them, TypeScript programs laid out as a user
 // lays them out, and what a stack's export must and must not hold.
 import { execFile } from "node:child_process";
-import { appendFile, chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -12,7 +11,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { type Emulator } from "../../support/emulator.js";
 import { emulatorStats } from "../../support/platform.mts";
 import { isolatedPath, packPlugin, pluginVersion, pulumiBinDir, repoRoot, yamlHostDir } from "./plugin-cli.js";
-import { npmEnv, npmPack } from "./packages.js";
+import { languageHostFolder, npmEnv, npmPack } from "./packages.js";
 import { readmeBlocks } from "./readme.js";
 import type { CodeBlock } from "./readme.js";
 
@@ -115,60 +114,6 @@ export async function typescriptProgram(root: string, name: string, programFile:
   await copyFile(programFile, path.join(dir, path.basename(programFile)));
 }
 
-/** The version of a package this repository is installed with, so that npm takes it from its cache. */
-const installed = (name: string): string =>
-  (createRequire(path.join(repoRoot, "package.json"))(`${name}/package.json`) as { version: string }).version;
-
-/**
- * A program in `dir` laid out as `pulumi new typescript` lays it out (its Pulumi.yaml, package.json,
- * tsconfig.json with `module` as given, index.ts at the root), with the packed package installed by
- * npm from its tarball, as a user adds it.
- */
-export async function newTypescriptProgram(
-  dir: string,
-  name: string,
-  module: "commonjs" | "nodenext",
-  sdkPackage: string,
-): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    path.join(dir, "Pulumi.yaml"),
-    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\ndescription: A minimal TypeScript Pulumi program\n`,
-  );
-  const manifest = {
-    name,
-    main: "index.ts",
-    // As the template has them (this repository's TypeScript 6 refuses the template's moduleResolution).
-    devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
-    dependencies: { "@pulumi/pulumi": installed("@pulumi/pulumi") },
-  };
-  await writeFile(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
-  const compilerOptions = {
-    strict: true,
-    outDir: "bin",
-    target: "es2020",
-    module,
-    moduleResolution: module === "commonjs" ? "node" : "nodenext",
-    sourceMap: true,
-    experimentalDecorators: true,
-    pretty: true,
-    noFallthroughCasesInSwitch: true,
-    noImplicitReturns: true,
-    forceConsistentCasingInFileNames: true,
-  };
-  await writeFile(
-    path.join(dir, "tsconfig.json"),
-    `${JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 4)}\n`,
-  );
-  await writeFile(path.join(dir, "index.ts"), 'import * as pulumi from "@pulumi/pulumi";\n');
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", sdkPackage], {
-    cwd: dir,
-    env: npmEnv(),
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 300_000,
-  });
-}
-
 /** What a file of these tests packs once, in its scratch folder: the plugin, the npm package, the host's stand-in. */
 export interface Packed {
   readonly scratch: string;
@@ -183,12 +128,7 @@ export interface Packed {
 export async function packForImport(scratch: string): Promise<Packed> {
   const tarball = await packPlugin(scratch);
   const sdkPackage = await npmPack(".", scratch);
-  const languageHostDir = path.join(scratch, "language-host");
-  await mkdir(languageHostDir);
-  const host = path.join(languageHostDir, "pulumi-language-nodejs");
-  const standIn = path.join(repoRoot, "test", "e2e", "support", "language-host.mts");
-  await writeFile(host, `#!/bin/sh\nexec "${process.execPath}" "${standIn}" "$@"\n`);
-  await chmod(host, 0o755);
+  const languageHostDir = await languageHostFolder(scratch);
   return { scratch, tarball, sdkPackage, languageHostDir };
 }
 

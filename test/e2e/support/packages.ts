@@ -3,6 +3,7 @@
 // node_modules can be found), with npm resolving their dependencies as it would for a user.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -142,4 +143,62 @@ export async function languageHostFolder(root: string): Promise<string> {
   await writeFile(host, `#!/bin/sh\nexec "${process.execPath}" "${standIn}" "$@"\n`);
   await chmod(host, 0o755);
   return dir;
+}
+
+/** The version of a package this repository is installed with, so that npm takes it from its cache. */
+const installed = (name: string): string =>
+  (createRequire(path.join(repoRoot, "package.json"))(`${name}/package.json`) as { version: string }).version;
+
+export interface NewTypescript {
+  /** tsconfig's `module` (the template's is commonjs; nodenext is what newer projects choose). */
+  readonly module?: "commonjs" | "nodenext";
+  /** What the reader adds with `npm install` after the template's own packages (a tarball, a name). */
+  readonly add?: readonly string[];
+  /** The environment npm runs with (default npmEnv()). */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * A program in `dir` laid out as `pulumi new typescript` lays it out (its Pulumi.yaml, package.json,
+ * tsconfig.json, an index.ts at the root) and installed as it installs it, then `add`ed to as a
+ * reader adds packages.
+ */
+export async function pulumiNewTypescript(dir: string, name: string, options: NewTypescript = {}): Promise<void> {
+  const module = options.module ?? "commonjs";
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "Pulumi.yaml"),
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\ndescription: A minimal TypeScript Pulumi program\n`,
+  );
+  const manifest = {
+    name,
+    main: "index.ts",
+    // As the template has them (this repository's TypeScript 6 refuses the template's moduleResolution).
+    devDependencies: { "@types/node": "^18", typescript: "^5.0.0" },
+    dependencies: { "@pulumi/pulumi": installed("@pulumi/pulumi") },
+  };
+  await writeFile(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 4)}\n`);
+  const compilerOptions = {
+    strict: true,
+    outDir: "bin",
+    target: "es2020",
+    module,
+    moduleResolution: module === "commonjs" ? "node" : "nodenext",
+    sourceMap: true,
+    experimentalDecorators: true,
+    pretty: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+  };
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    `${JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 4)}\n`,
+  );
+  await writeFile(path.join(dir, "index.ts"), 'import * as pulumi from "@pulumi/pulumi";\n');
+  await run(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...(options.add ?? [])],
+    { cwd: dir, env: options.env ?? npmEnv(), maxBuffer: 64 * 1024 * 1024, timeout: 300_000 },
+  );
 }

@@ -2,23 +2,25 @@
 // sections, the variables its section 2 sets, the Pulumi CLI run with nothing of the developer's
 // shell, and the state bucket read back for secrets in clear.
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
+import { recordUse, sectionBlocks, type DocBlock } from "../../support/doc-blocks.mts";
 import { runProgram } from "../../support/tools.mts";
 import type { Emulator } from "../../support/emulator.js";
 import { repoRoot } from "./plugin-cli.js";
 
-const doc = readFileSync(path.join(repoRoot, "docs", "state-backend.md"), "utf8");
+/**
+ * The fenced blocks of docs/state-backend.md's section `## <heading>`, in order. A test that runs one
+ * of them as written passes it through `ran`, so that the documentation's coverage counts it.
+ */
+export function docBlocks(heading: string): DocBlock[] {
+  return sectionBlocks("docs/state-backend.md", heading, 2);
+}
 
-/** The fenced blocks of the doc's section `## <heading>`, in order. */
-export function docBlocks(heading: string): { language: string; text: string }[] {
-  const start = doc.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`docs/state-backend.md has no section "## ${heading}"`);
-  const rest = doc.slice(start + heading.length + 5);
-  const next = rest.search(/\n## /);
-  const section = next < 0 ? rest : rest.slice(0, next);
-  return [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, text: m[2]! }));
+/** `block`, recorded as run by the current test (test/support/doc-blocks.mts). */
+export function ran(block: DocBlock): DocBlock {
+  recordUse([block], "ran", expect.getState().testPath ?? "test/e2e/state-backend.test.ts");
+  return block;
 }
 
 export const BUCKET = "team-state";
