@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchEmulator, type Emulator } from "../support/emulator.js";
+import { recordUse, sectionBlocks } from "../support/doc-blocks.mts";
 import { emulatorState } from "../support/platform.mts";
 import { languageHostFolder, npmEnv, npmPack, plainPath, pulumiNewTypescript } from "./support/packages.js";
 import { pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
@@ -84,8 +85,10 @@ describe("README.md: use it in a Pulumi program, as written", () => {
   });
 
   it("docs/installation-configuration.md's settings, then a preview: no change", async () => {
-    const [settings] = await readmeBlocks("Configuration", "docs/installation-configuration.md", 2);
-    await shell(readerScript(settings!, { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url }));
+    // Only the settings' block is run here (the section's rate-limit block is marked on the page).
+    const settings = sectionBlocks("docs/installation-configuration.md", "Configuration", 2)[0]!;
+    recordUse([settings], "ran", "test/e2e/readme.test.ts");
+    await shell(readerScript(settings, { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url }));
     await pulumi("preview", "--expect-no-changes");
   });
 

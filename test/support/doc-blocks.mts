@@ -108,10 +108,26 @@ export function sectionBlocks(file: string, heading: string, level = 3, root = r
   const markdown = readFileSync(path.join(root, file), "utf8");
   const lines = markdown.split("\n");
   const title = `${"#".repeat(level)} ${heading}`;
-  const start = lines.indexOf(title);
+  // Headings outside fenced blocks only: a shell comment (`# write main.go`) is no heading.
+  let fence: string | undefined;
+  let start = -1;
+  let end = lines.length;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const marks = /^ *(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marks !== undefined) {
+      if (fence === undefined) fence = marks;
+      else if (marks[0] === fence[0] && marks.length >= fence.length && line.trim() === marks) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    if (start < 0 && line === title) start = i;
+    else if (start >= 0 && /^#{1,6} /.test(line) && line.split(" ")[0]!.length <= level) {
+      end = i;
+      break;
+    }
+  }
   if (start < 0) throw new Error(`${file} has no section "${title}"`);
-  let end = lines.findIndex((line, i) => i > start && /^#{1,6} /.test(line) && line.split(" ")[0]!.length <= level);
-  if (end < 0) end = lines.length;
   return blocksOf(file, markdown).filter((block) => block.line > start + 1 && block.line <= end);
 }
 

@@ -69,6 +69,8 @@ describe("the documentation's blocks", () => {
   it("of a section are those under its heading only", () => {
     const blocks = sectionBlocks("docs/import.md", "TypeScript on the dynamic SDK");
     expect(blocks.map((b) => b.language)).toEqual(["sh", "ts"]);
+    // A shell comment in a block (`# write main.go (below), then:`) does not end the section.
+    expect(sectionBlocks("docs/languages.md", "Go").map((b) => b.language)).toEqual(["sh", "go"]);
   });
 
   it("carry a reason with every marker, and no marker stands away from a block", () => {
