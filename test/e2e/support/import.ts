@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect } from "vitest";
+import { engineEnv } from "../../../scripts/lib/runner.mts";
 import { type Emulator } from "../../support/emulator.js";
 import { emulatorStats } from "../../support/platform.mts";
 import { isolatedPath, packPlugin, pluginVersion, pulumiBinDir, repoRoot, yamlHostDir } from "./plugin-cli.js";
@@ -17,22 +18,15 @@ import type { CodeBlock } from "./readme.js";
 
 const run = promisify(execFile);
 
-/** As scripts/lib/runner.mts keeps its stacks: the TypeScript stacks share this backend with the others. */
-const passphrase = "cloudplatform-local-passphrase";
-
-/** The engine's variables for stacks kept under `stateDir`, as the runner's, with the YAML host on PATH. */
+/** The engine's variables for stacks kept under `stateDir`, as the runner's (its passphrase: the TypeScript stacks share this backend), with the YAML host on an isolated PATH. */
 async function engineEnvironment(stateDir: string): Promise<Record<string, string>> {
   await mkdir(path.join(stateDir, "backend"), { recursive: true });
   await mkdir(path.join(stateDir, "home"), { recursive: true });
+  const binDir = await pulumiBinDir();
   return {
+    ...engineEnv(stateDir, binDir),
     HOME: process.env["HOME"] ?? stateDir,
-    PULUMI_BACKEND_URL: `file://${path.join(stateDir, "backend")}`,
-    PULUMI_HOME: path.join(stateDir, "home"),
-    PULUMI_CONFIG_PASSPHRASE: passphrase,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
-    PATH: await isolatedPath([await pulumiBinDir(), await yamlHostDir()]),
+    PATH: await isolatedPath([binDir, await yamlHostDir()]),
   };
 }
 
