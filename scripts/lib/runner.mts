@@ -4,7 +4,8 @@
 // the program users read is the program that runs. Used by the e2e tests (in a child process, never
 // inside vitest) and by the demo.
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -79,6 +80,9 @@ export interface RunResult {
 
 const passphrase = "cloudplatform-local-passphrase";
 
+/** PATH as this process was given it (openStack sets the engine's in process.env, for every operation). */
+const callersPath = process.env.PATH ?? "";
+
 /** The engine's variables for a stack kept under `stateDir` (file:// backend, PULUMI_HOME). */
 export function engineEnv(stateDir: string, binDir: string): Record<string, string> {
   return {
@@ -89,7 +93,7 @@ export function engineEnv(stateDir: string, binDir: string): Record<string, stri
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
     // The dynamic-provider plugin is a shell script that runs `node` from PATH: it must be >= 22.
-    PATH: [binDir, path.dirname(process.execPath), process.env.PATH ?? ""].join(path.delimiter),
+    PATH: [binDir, path.dirname(process.execPath), callersPath].join(path.delimiter),
   };
 }
 
@@ -108,15 +112,50 @@ function loadAutomation(workDir: string): typeof automation {
   return createRequire(path.join(workDir, "index.js"))("@pulumi/pulumi/automation") as typeof automation;
 }
 
+/**
+ * What this process opened, kept for its next operations: a runner that serves several operations
+ * (runner-cli.mts --serve) then pays `pulumi version` and `pulumi stack select` once, not per
+ * operation. Keyed by everything the stack's engine sees: its folder, name and variables.
+ */
+const commands = new Map<string, Promise<automation.PulumiCommand>>();
+const stacks = new Map<string, Promise<automation.Stack>>();
+
+function stackKey(ref: StackRef): string {
+  return JSON.stringify([ref.workDir, ref.stackName, ref.stateDir, ref.loggedIn ?? null]);
+}
+
 async function openStack(ref: StackRef, projectName: string): Promise<automation.Stack> {
   const binDir = pulumiBinDir();
   const env = stackEnv(ref, binDir);
+  // The Automation API reads some of these in this process (version check), the CLI reads the rest;
+  // set for every operation, as another stack of this process may have set its own before.
+  Object.assign(process.env, env);
+  const key = stackKey(ref);
+  let opened = stacks.get(key);
+  if (opened === undefined) {
+    opened = createStack(ref, projectName, binDir, env);
+    stacks.set(key, opened);
+    // A stack that could not be opened is opened again next time, not remembered as failed.
+    opened.catch(() => stacks.delete(key));
+  }
+  return opened;
+}
+
+async function createStack(
+  ref: StackRef,
+  projectName: string,
+  binDir: string,
+  env: Record<string, string>,
+): Promise<automation.Stack> {
   await mkdir(path.join(ref.stateDir, "backend"), { recursive: true });
   await mkdir(path.join(ref.stateDir, "home"), { recursive: true });
-  // The Automation API reads some of these in this process (version check), the CLI reads the rest.
-  Object.assign(process.env, env);
   const auto = loadAutomation(ref.workDir);
-  const pulumiCommand = await auto.PulumiCommand.get({ root: path.dirname(binDir), skipVersionCheck: true });
+  let command = commands.get(binDir);
+  if (command === undefined) {
+    command = auto.PulumiCommand.get({ root: path.dirname(binDir), skipVersionCheck: true });
+    commands.set(binDir, command);
+  }
+  const pulumiCommand = await command;
   const entry = path.join(ref.workDir, "index.js");
   const load = createRequire(entry);
   const program = async (): Promise<Record<string, unknown>> => {
@@ -124,14 +163,98 @@ async function openStack(ref: StackRef, projectName: string): Promise<automation
     delete load.cache[load.resolve(entry)];
     return { ...(load(entry) as Record<string, unknown>) };
   };
-  return auto.LocalWorkspace.createOrSelectStack(
+  const stack = await auto.LocalWorkspace.createOrSelectStack(
     { stackName: ref.stackName, projectName, program },
     { workDir: ref.workDir, envVars: env, pulumiCommand },
   );
+  return withFewerCalls(stack, ref);
 }
 
-function collectSteps(steps: Step[]): (event: automation.EngineEvent) => void {
+/** The marker of a secret value in a `pulumi stack export` (the engine's secret signature). */
+const secretSignature = "4dabf18193072939515e22adb298388d";
+
+/** A value of `pulumi stack export --show-secrets` with its secrets' plaintext put back in place. */
+function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  if (secretSignature in record && typeof record.plaintext === "string") {
+    return revealed(JSON.parse(record.plaintext) as unknown);
+  }
+  return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revealed(inner)]));
+}
+
+interface ExportedStack {
+  readonly deployment?: { readonly resources?: readonly { type: string; outputs?: Record<string, unknown> }[] };
+}
+
+/**
+ * After an up, refresh or destroy the Automation API asks the CLI for the update's summary (`pulumi
+ * stack history`, 0.6 s), and after an up for the outputs twice (masked, then with secrets, 1 s):
+ * half the time of a small stack's operation. The runner takes the counts from the engine's own
+ * summary event instead (runOperation), and the outputs, with which are secret, from one
+ * `pulumi stack export --show-secrets`: what `stack output` prints, read from the same state.
+ */
+function withFewerCalls(stack: automation.Stack, ref: StackRef): automation.Stack {
+  const tuned = stack as unknown as {
+    info: () => Promise<undefined>;
+    outputs: () => Promise<automation.OutputMap>;
+  };
+  tuned.info = async () => undefined;
+  tuned.outputs = async () => {
+    const { stdout } = await pulumiCli(ref, ["stack", "export", "--show-secrets"]);
+    const root = (JSON.parse(stdout) as ExportedStack).deployment?.resources?.find(
+      (r) => r.type === "pulumi:pulumi:Stack",
+    );
+    return Object.fromEntries(
+      Object.entries(root?.outputs ?? {}).map(([name, value]) => [
+        name,
+        {
+          value: revealed(value),
+          secret: value !== null && typeof value === "object" && secretSignature in value,
+        },
+      ]),
+    );
+  };
+  return stack;
+}
+
+/**
+ * The stack's config as the request wants it: set (and removed) through the CLI only when the
+ * request or the stack's settings file changed since this process last set them, which saves a
+ * `pulumi config set-all` per operation. A file changed by anyone else (another process, a test
+ * that edits it) is set again.
+ */
+const appliedConfig = new Map<string, string>();
+
+async function settingsFileDigest(ref: StackRef): Promise<string> {
+  const text = await readFile(path.join(ref.workDir, `Pulumi.${ref.stackName}.yaml`)).catch(() => Buffer.alloc(0));
+  return createHash("sha256").update(text).digest("hex");
+}
+
+async function applyConfig(stack: automation.Stack, request: RunRequest): Promise<void> {
+  const config = Object.entries(request.config ?? {});
+  const removed = request.removeConfig ?? [];
+  if (config.length === 0 && removed.length === 0) return;
+  const key = stackKey(request);
+  const wanted = JSON.stringify([config, removed]);
+  if (appliedConfig.get(key) === `${wanted}\n${await settingsFileDigest(request)}`) return;
+  appliedConfig.delete(key);
+  if (config.length > 0) {
+    await stack.setAllConfig(
+      Object.fromEntries(config.map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }])),
+    );
+  }
+  if (removed.length > 0) await stack.removeAllConfig([...removed]);
+  appliedConfig.set(key, `${wanted}\n${await settingsFileDigest(request)}`);
+}
+
+function collectSteps(
+  steps: Step[],
+  summary: { changes?: Record<string, number> },
+): (event: automation.EngineEvent) => void {
   return (event) => {
+    if (event.summaryEvent) summary.changes = { ...event.summaryEvent.resourceChanges };
     const meta = event.resourcePreEvent?.metadata;
     if (!meta) return;
     steps.push({
@@ -186,23 +309,17 @@ export async function runOperation(
       return { op, ok: true, stderr: await importState(request) };
     }
     const stack = await openStack(request, projectName);
-    if (request.config && Object.keys(request.config).length > 0) {
-      await stack.setAllConfig(
-        Object.fromEntries(
-          Object.entries(request.config).map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }]),
-        ),
-      );
-    }
-    if (request.removeConfig?.length) await stack.removeAllConfig([...request.removeConfig]);
+    await applyConfig(stack, request);
     const steps: Step[] = [];
-    const onEvent = collectSteps(steps);
+    const summary: { changes?: Record<string, number> } = {};
+    const onEvent = collectSteps(steps, summary);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    const changes = () => ({ ...summary.changes });
     switch (op) {
       case "up": {
         const r = await stack.up({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, outputs: r.outputs, ...printed(r) };
+        return { op, ok: true, seconds: seconds(), changes: changes(), steps, outputs: r.outputs, ...printed(r) };
       }
       case "preview": {
         const r = await stack.preview({ onEvent, diff: request.diff ?? false, ...(onOutput ? { onOutput } : {}) });
@@ -210,13 +327,11 @@ export async function runOperation(
       }
       case "refresh": {
         const r = await stack.refresh({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, ...printed(r) };
+        return { op, ok: true, seconds: seconds(), changes: changes(), steps, ...printed(r) };
       }
       case "destroy": {
         const r = await stack.destroy({ onEvent, ...(onOutput ? { onOutput } : {}) });
-        const changes = { ...r.summary.resourceChanges };
-        return { op, ok: true, seconds: seconds(), changes, steps, ...printed(r) };
+        return { op, ok: true, seconds: seconds(), changes: changes(), steps, ...printed(r) };
       }
       case "cancel":
         await stack.cancel();
