@@ -1,6 +1,7 @@
 // examples/rotation as its tests drive it: its config keys, and the pairs an S3 client takes from
 // its outputs.
 import type { Pair } from "../../../scripts/lib/s3-reader.mts";
+import type { Platform } from "../../support/platform.mts";
 import { output, type Config, type RunResult } from "../../support/runner.js";
 
 const project = "cloudplatform-rotation";
@@ -19,4 +20,10 @@ export function pairOf(up: RunResult, role: "current" | "previous" = "current"):
     accessKeyId: output(up, named("accessKeyId")),
     secretAccessKey: output(up, named("secretAccessKey")),
   };
+}
+
+/** The credentials of the bucket named `bucketName` on the platform. */
+export async function credentialsOn(platform: Platform, bucketName: string): Promise<string[]> {
+  const bucket = (await platform.inventory()).buckets.find((b) => b.name === bucketName);
+  return [...(bucket?.credentials ?? [])].sort();
 }
