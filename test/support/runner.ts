@@ -7,6 +7,7 @@ import path from "node:path";
 // Types only (erased at run time): vitest never loads the runner's modules, which run in children.
 import type { ConfigEntry, RunResult, Step } from "../../scripts/lib/runner.mts";
 import type { ServeAnswer } from "../../scripts/lib/runner-serve.mts";
+import { runnerEnv } from "./stacks.mts";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
@@ -14,28 +15,12 @@ const runnerCli = path.join(repoRoot, "scripts", "lib", "runner-cli.mts");
 export type { ConfigEntry, RunResult, Step };
 export type Config = Readonly<Record<string, ConfigEntry>>;
 
-/**
- * The environment of a child: no CLOUDPLATFORM_* from the developer's shell may reach the provider.
- * Node's compile cache (the folder the provider's own compile-cache.ts uses) for the runner and,
- * through the engine, the dynamic provider's host: about 0.5 s less per operation.
- */
-function childEnv(): NodeJS.ProcessEnv {
-  return {
-    NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR",
-      ),
-    ),
-  };
-}
-
 function callRunner<T>(request: object): Promise<T> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [runnerCli, JSON.stringify(request)],
-      { cwd: repoRoot, env: childEnv(), maxBuffer: 256 * 1024 * 1024 },
+      { cwd: repoRoot, env: runnerEnv(), maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const last = stdout.trimEnd().split("\n").pop() ?? "";
         if (error) return reject(new Error(`runner failed (${error.message}):\n${stderr.slice(-4000)}`));
@@ -65,7 +50,7 @@ class RunnerServer {
   constructor() {
     this.child = spawn(process.execPath, [runnerCli, "--serve"], {
       cwd: repoRoot,
-      env: childEnv(),
+      env: runnerEnv(),
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     this.child.stderr?.on("data", (chunk: Buffer) => {

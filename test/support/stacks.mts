@@ -3,6 +3,7 @@
 // either of them, and a kill never takes the soak down with it.
 import { spawn } from "node:child_process";
 import { readdir, rm, stat } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "../../scripts/lib/paths.mts";
 import type { ConfigEntry, Operation, RunResult } from "../../scripts/lib/runner.mts";
@@ -18,13 +19,20 @@ export interface Running {
   readonly result: Promise<RunResult>;
 }
 
-/** The child's environment: no CLOUDPLATFORM_* from the caller's shell may reach the provider. */
-function childEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR",
+/**
+ * The environment of a runner child: no CLOUDPLATFORM_* from the caller's shell may reach the
+ * provider. Node's compile cache (the folder the provider's own compile-cache.ts uses) is on for the
+ * runner and, through the engine, the dynamic provider's host: about 0.5 s less per operation.
+ */
+export function runnerEnv(): NodeJS.ProcessEnv {
+  return {
+    NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR",
+      ),
     ),
-  );
+  };
 }
 
 export class SoakStack {
@@ -44,7 +52,7 @@ export class SoakStack {
   start(op: Operation, config: Config = {}): Running {
     const request = { op, workDir: this.workDir, stateDir: this.stateDir, stackName: this.stackName, config };
     const child = spawn(process.execPath, [runnerCli, JSON.stringify(request)], {
-      env: childEnv(),
+      env: runnerEnv(),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
