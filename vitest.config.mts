@@ -26,9 +26,10 @@ const alone = [
 // 0. unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
 //    emulator: the emulator over real HTTP on loopback, with real S3 clients;
 // 1. e2e: real Pulumi engine (Automation API or the CLI) against the emulator, in child processes.
-//    Two files at a time: each has its own emulator (port 0), backend folder and PULUMI_HOME
-//    (test/support/runner.ts, e2e/support/plugin-cli.ts), and an engine run spends much of its time
-//    waiting on processes and loopback, so two overlap well on two cores;
+//    Three files at a time: each has its own emulator (port 0), backend folder and PULUMI_HOME
+//    (test/support/runner.ts, e2e/support/plugin-cli.ts). On two cores a third file fills the time
+//    the others spend waiting: on the clock (rotation's schedule, rotation-overlap's three minutes),
+//    on a rate limit, on npm and the Go toolchain, on processes and loopback;
 // 2. e2e-alone: the files above, one at a time with nothing else running.
 export default defineConfig({
   test: {
@@ -62,7 +63,7 @@ export default defineConfig({
           tags,
           testTimeout: 600_000,
           hookTimeout: 600_000,
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
