@@ -5,7 +5,7 @@
 // outputs), and the `@default` of each input the table gives a default. The rest of a comment (its
 // `@example`, a `@default` the table cannot state) is the SDK's own and kept as written.
 // Used by scripts/gen-sdk-docs.mts (writes sdk/) and test/unit/sdk-fields.test.ts (sdk/ is current).
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
@@ -49,7 +49,10 @@ export function isDocTable(value: unknown): value is DocTable {
 export async function loadTables(resources: string, ext: ".ts" | ".js"): Promise<DocTable[]> {
   const tables: DocTable[] = [];
   for (const entry of readdirSync(resources, { withFileTypes: true }).filter((e) => e.isDirectory())) {
-    const module = (await import(pathToFileURL(path.join(resources, entry.name, `fields${ext}`)).href)) as object;
+    const file = path.join(resources, entry.name, `fields${ext}`);
+    // A folder of shared code has no table.
+    if (!existsSync(file)) continue;
+    const module = (await import(pathToFileURL(file).href)) as object;
     tables.push(...Object.values(module).filter(isDocTable));
   }
   return tables;
