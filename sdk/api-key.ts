@@ -4,8 +4,8 @@ import { customResourceArgs } from "./resource.js";
 
 export interface ApiKeyArgs {
   /**
-   * Any change to this map rotates the key in place (POST /security/apikey again): the previous key
-   * stops working at once and `key` holds the new one.
+   * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at
+   * once and `key` holds the new one.
    * @default {}
    * @example { rotatedOn: "2026-01" }
    */
@@ -31,12 +31,16 @@ export class ApiKey extends pulumi.CustomResource {
   /** The key, `<prefix>-<rest>` (secret). */
   declare public readonly key: pulumi.Output<string>;
   /**
-   * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the
-   * secret does, so a diff shows which secret changed without showing it. Empty when the secret is unknown.
+   * A fingerprint of `key`: the first 16 hex digits of its SHA-256, not secret. It changes when the secret does, so a
+   * diff shows which secret changed without showing it. Empty when the secret is unknown.
    */
   declare public readonly secretFingerprint: pulumi.Output<string | undefined>;
   /** When the platform created the key, when it says. */
   declare public readonly createdAt: pulumi.Output<string | undefined>;
+  /**
+   * Any change to this map rotates the key in place (POST /security/apikey again): the previous key stops working at
+   * once and `key` holds the new one.
+   */
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts?: pulumi.CustomResourceOptions) {

@@ -14,9 +14,8 @@ export interface BucketObjectArgs {
    */
   key: pulumi.Input<string>;
   /**
-   * The content as a Pulumi asset: a `FileAsset` (streamed from disk), a `StringAsset` or a
-   * `RemoteAsset` (http or https), or a local file's path. Exactly one of `source`, `content` and
-   * `sourceUrl`.
+   * The content as a Pulumi asset: a `FileAsset` (streamed from disk), a `StringAsset` or a `RemoteAsset` (http or
+   * https), or a local file's path. Exactly one of `source`, `content` and `sourceUrl`.
    * @example new pulumi.asset.FileAsset("build/app.tar.gz")
    */
   source?: pulumi.Input<pulumi.asset.Asset | string>;
@@ -26,15 +25,14 @@ export interface BucketObjectArgs {
    */
   content?: pulumi.Input<string>;
   /**
-   * An http(s) URL whose body is the content, fetched at create and when the URL changes (its
-   * SHA-256 is then known only after the download: a change behind the same URL is not seen).
-   * Exactly one of the three sources.
+   * An http(s) URL whose body is the content, fetched at create and when the URL changes (its SHA-256 is then known
+   * only after the download: a change behind the same URL is not seen). Exactly one of the three sources.
    * @example "https://downloads.example.com/model-v3.bin"
    */
   sourceUrl?: pulumi.Input<string>;
   /**
-   * The object's Content-Type. Left out: from the key's extension (`.html` → `text/html;
-   * charset=utf-8`), else `application/octet-stream`.
+   * The object's Content-Type. Left out: from the key's extension (`.html` → `text/html; charset=utf-8`), else
+   * `application/octet-stream`.
    * @example "application/json"
    */
   contentType?: pulumi.Input<string>;
@@ -49,20 +47,20 @@ export interface BucketObjectArgs {
    */
   contentDisposition?: pulumi.Input<string>;
   /**
-   * User metadata (`x-amz-meta-<key>`): lower-case keys of letters, digits, `-` and `_`; `sha256` is
-   * the provider's own.
+   * User metadata (`x-amz-meta-<key>`): lower-case keys of letters, digits, `-` and `_`; `sha256` is the provider's
+   * own.
    * @example { build: "1234" }
    */
   metadata?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
-   * The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket.
-   * Changing it (a new credential) sends no request.
+   * The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket. Changing it (a new
+   * credential) sends no request.
    * @example writer.accessKeyId
    */
   accessKeyId: pulumi.Input<string>;
   /**
-   * Its secret: a BucketCredential's `secretAccessKey` (a Pulumi secret, encrypted in the state).
-   * Changing it (a rotation) sends no request.
+   * Its secret: a BucketCredential's `secretAccessKey` (a Pulumi secret, encrypted in the state). Changing it (a
+   * rotation) sends no request.
    * @example writer.secretAccessKey
    */
   secretAccessKey: pulumi.Input<string>;
@@ -85,25 +83,50 @@ export interface BucketObjectArgs {
  * });
  */
 export class BucketObject extends pulumi.CustomResource {
+  /** The bucket's name (a Bucket's `name`). Changing it replaces the object. */
   declare public readonly bucket: pulumi.Output<string>;
+  /** The object's key, e.g. `config/app.json`. Changing it replaces the object. */
   declare public readonly key: pulumi.Output<string>;
   /**
-   * A local file as the content (relative paths start from the program directory), streamed
-   * whatever its size. Exactly one of `sourcePath`, `content` and `sourceUrl`.
+   * A local file as the content (relative paths start from the program directory), streamed whatever its size. Exactly
+   * one of `sourcePath`, `content` and `sourceUrl`.
    */
   declare public readonly sourcePath: pulumi.Output<string | undefined>;
+  /** The content as a string, stored as UTF-8. Exactly one of the three sources. */
   declare public readonly content: pulumi.Output<string | undefined>;
+  /**
+   * An http(s) URL whose body is the content, fetched at create and when the URL changes (its SHA-256 is then known
+   * only after the download: a change behind the same URL is not seen). Exactly one of the three sources.
+   */
   declare public readonly sourceUrl: pulumi.Output<string | undefined>;
+  /**
+   * The object's Content-Type. Left out: from the key's extension (`.html` → `text/html; charset=utf-8`), else
+   * `application/octet-stream`.
+   */
   declare public readonly contentType: pulumi.Output<string>;
+  /** The object's Cache-Control, e.g. `public, max-age=300`. */
   declare public readonly cacheControl: pulumi.Output<string | undefined>;
+  /** The object's Content-Disposition, e.g. `attachment; filename="report.pdf"`. */
   declare public readonly contentDisposition: pulumi.Output<string | undefined>;
+  /**
+   * User metadata (`x-amz-meta-<key>`): lower-case keys of letters, digits, `-` and `_`; `sha256` is the provider's
+   * own.
+   */
   declare public readonly metadata: pulumi.Output<Record<string, string> | undefined>;
+  /**
+   * The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket. Changing it (a new
+   * credential) sends no request.
+   */
   declare public readonly accessKeyId: pulumi.Output<string>;
+  /**
+   * Its secret: a BucketCredential's `secretAccessKey` (a Pulumi secret, encrypted in the state). Changing it (a
+   * rotation) sends no request.
+   */
   declare public readonly secretAccessKey: pulumi.Output<string>;
   /**
-   * SHA-256 (hex) of the content: computed at preview for a file or a string, at the download for a
-   * URL. Kept in the object's metadata too (`x-amz-meta-sha256`), so a refresh sees a change made
-   * outside Pulumi (it then holds the object's value, empty when it has none).
+   * SHA-256 (hex) of the content: computed at preview for a file or a string, at the download for a URL. Kept in the
+   * object's metadata too (`x-amz-meta-sha256`), so a refresh sees a change made outside Pulumi (it then holds the
+   * object's value, empty when it has none).
    */
   declare public readonly sha256: pulumi.Output<string | undefined>;
   /** The content's size in bytes. */

@@ -6,53 +6,51 @@ export type { TranscriptStatus };
 
 export interface TranscriptArgs {
   /**
-   * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and
-   * internal addresses (and `localhost`) are refused at preview, unless the configured API is itself
-   * on loopback (a local emulator). Changing it starts a new job (replacement).
+   * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses
+   * (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator).
+   * Changing it starts a new job (replacement).
    * @example "https://media.example.com/keynote.mp4"
    */
   url?: pulumi.Input<string>;
   /**
-   * A local audio or video file, up to 2 GB: a `pulumi.asset.FileAsset` or a path (relative paths
-   * start from the program directory). Exactly one of `url` and `source`. The file's content hash
-   * (sha256) is computed at preview: a changed file starts a new job, a moved file with the same
-   * content does not.
+   * A local audio or video file, up to 2 GB: a `pulumi.asset.FileAsset` or a path (relative paths start from the
+   * program directory). Exactly one of `url` and `source`. The file's content hash (sha256) is computed at preview: a
+   * changed file starts a new job, a moved file with the same content does not.
    * @example new pulumi.asset.FileAsset("media/interview.wav")
    */
   source?: pulumi.Input<pulumi.asset.FileAsset | string>;
   /**
-   * `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`,
-   * `de`, `haw`, `yue`). Changing it starts a new job.
+   * `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`).
+   * Changing it starts a new job.
    * @default "auto"
    * @example "en"
    */
   language?: pulumi.Input<string>;
   /**
-   * Map from what is heard to what is written: a hint to the model, also applied to the text. At
-   * most 100 entries, keys and values at most 100 characters. Changing it starts a new job.
+   * Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys
+   * and values at most 100 characters. Changing it starts a new job.
    * @example { "pull you me": "Pulumi", "kube": "Kubernetes" }
    */
   glossary?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /**
-   * Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules
-   * as `url`. Changing it does not re-run the job: the new address is only stored, the running or
-   * finished job keeps the address it was created with.
+   * Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing
+   * it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was
+   * created with.
    * @example "https://hooks.example.com/transcripts"
    */
   webhookUrl?: pulumi.Input<string>;
   /**
-   * True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as
-   * soon as the job is queued; `pulumi refresh` then brings `status` and `text` up to date.
+   * True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is
+   * queued; `pulumi refresh` then brings `status` and `text` up to date.
    * @default true
    */
   waitForCompletion?: pulumi.Input<boolean>;
   /**
-   * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the
-   * platform does not say how fast it processes; 24 hours covers a 6-hour file processed four times
-   * slower than real time, plus queueing, and stays below the 7-day retention (the maximum). When the
-   * deadline passes the job keeps running: it is kept in the state, and the next `pulumi up` resumes
-   * waiting on the same job instead of paying for a new one. Pulumi's `customTimeouts` is not
-   * honoured; this is the deadline.
+   * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say
+   * how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and
+   * stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the
+   * state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's
+   * `customTimeouts` is not honoured; this is the deadline.
    * @default 1440
    */
   timeoutMinutes?: pulumi.Input<number>;
@@ -97,19 +95,48 @@ export class Transcript extends pulumi.CustomResource {
   declare public readonly completedAt: pulumi.Output<string | undefined>;
   /** When a refresh first found the result gone from the platform (after its 7-day retention). */
   declare public readonly expiredAt: pulumi.Output<string | undefined>;
+  /**
+   * Public http(s) URL of the audio or video. Exactly one of `url` and a source file. Private and internal addresses
+   * (and `localhost`) are refused at preview, unless the configured API is itself on loopback (a local emulator).
+   * Changing it starts a new job (replacement).
+   */
   declare public readonly url: pulumi.Output<string | undefined>;
   /**
-   * The local audio or video file as given, up to 2 GB (relative paths start from the program
-   * directory); it is uploaded before the job starts. Exactly one of `url` and a source file. Moving
-   * the file without changing it updates in place.
+   * The local audio or video file as given, up to 2 GB (relative paths start from the program directory); it is
+   * uploaded before the job starts. Exactly one of `url` and a source file. Moving the file without changing it updates
+   * in place.
    */
   declare public readonly sourcePath: pulumi.Output<string | undefined>;
   /** sha256 of the source file's content, computed at preview; a change starts a new job. */
   declare public readonly sourceHash: pulumi.Output<string | undefined>;
+  /**
+   * `auto` (detect), or an ISO 639-1 code of a supported language (the contract's list, e.g. `en`, `de`, `haw`, `yue`).
+   * Changing it starts a new job.
+   */
   declare public readonly language: pulumi.Output<string>;
+  /**
+   * Map from what is heard to what is written: a hint to the model, also applied to the text. At most 100 entries, keys
+   * and values at most 100 characters. Changing it starts a new job.
+   */
   declare public readonly glossary: pulumi.Output<Record<string, string> | undefined>;
+  /**
+   * Called once (no retry) with `{"data": {"id", "status"}}` when the job ends. Same address rules as `url`. Changing
+   * it does not re-run the job: the new address is only stored, the running or finished job keeps the address it was
+   * created with.
+   */
   declare public readonly webhookUrl: pulumi.Output<string | undefined>;
+  /**
+   * True: `pulumi up` waits until the job is `done` (or fails on `error`). False: create returns as soon as the job is
+   * queued; `pulumi refresh` then brings `status` and `text` up to date.
+   */
   declare public readonly waitForCompletion: pulumi.Output<boolean>;
+  /**
+   * How long one `pulumi up` waits for the job, in minutes. Audio is limited to 6 hours and the platform does not say
+   * how fast it processes; 24 hours covers a 6-hour file processed four times slower than real time, plus queueing, and
+   * stays below the 7-day retention (the maximum). When the deadline passes the job keeps running: it is kept in the
+   * state, and the next `pulumi up` resumes waiting on the same job instead of paying for a new one. Pulumi's
+   * `customTimeouts` is not honoured; this is the deadline.
+   */
   declare public readonly timeoutMinutes: pulumi.Output<number>;
 
   constructor(name: string, args: TranscriptArgs, opts?: pulumi.CustomResourceOptions) {

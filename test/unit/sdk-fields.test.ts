@@ -1,92 +1,104 @@
-// The SDK's hand-written classes against the field tables (provider/tables.ts): each Args property
-// is an input of the table, with the table's description as its TSDoc summary and the table's
-// default as its `@default`; each declared output is a field of the table, and none is missing.
-// TypeScript cannot derive TSDoc, so this test is what keeps the two equal.
-import { readdirSync, readFileSync } from "node:fs";
+// The SDK's property docs are generated from the field tables (provider/resources/*/fields.ts) by
+// `npm run gen:sdk-docs` (scripts/lib/sdk-docs.mts): this test fails when sdk/ is not what the
+// generator makes of today's tables (a description changed without regenerating, or a property
+// added to one side only), and says which command to run.
 import { join } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { programInputs, type Field } from "../../provider/tables.js";
+import { loadTables, sdkDocs, sdkFiles, type DocTable } from "../../scripts/lib/sdk-docs.mts";
 import { cores } from "../../provider/plugin/cores.js";
 
-const sdkDir = join(__dirname, "../../sdk");
+const root = join(__dirname, "../..");
 
-interface Documented {
-  readonly summary: string | undefined;
-  readonly defaultTag: string | undefined;
-}
-
-const squash = (text: string) => text.replace(/\s+/g, " ").trim();
-
-function docOf(node: ts.Node): Documented {
-  const doc = ts.getJSDocCommentsAndTags(node).find((d): d is ts.JSDoc => ts.isJSDoc(d));
-  const summary = ts.getTextOfJSDocComment(doc?.comment);
-  const tag = doc?.tags?.find((t) => t.tagName.text === "default");
-  return {
-    summary: summary === undefined ? undefined : squash(summary),
-    defaultTag: tag === undefined ? undefined : squash(ts.getTextOfJSDocComment(tag.comment) ?? ""),
-  };
-}
-
-/** The members of every exported interface and class of sdk/*.ts, by declaration name. */
-function sdkMembers(): Map<string, Map<string, Documented>> {
-  const found = new Map<string, Map<string, Documented>>();
-  for (const file of readdirSync(sdkDir).filter((f) => f.endsWith(".ts"))) {
-    const source = ts.createSourceFile(file, readFileSync(join(sdkDir, file), "utf8"), ts.ScriptTarget.Latest, true);
-    for (const statement of source.statements) {
-      if (!(ts.isInterfaceDeclaration(statement) || ts.isClassDeclaration(statement)) || !statement.name) continue;
-      const members = new Map<string, Documented>();
-      for (const member of statement.members) {
-        const isDeclared =
-          ts.isPropertyDeclaration(member) && ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Ambient;
-        if ((ts.isPropertySignature(member) || isDeclared) && member.name && ts.isIdentifier(member.name)) {
-          members.set(member.name.text, docOf(member));
-        }
-      }
-      found.set(statement.name.text, members);
+describe("SDK docs follow the field tables", () => {
+  it("sdk/ is what `npm run gen:sdk-docs` makes of the tables", async () => {
+    const tables = await loadTables(join(root, "provider/resources"), ".ts");
+    // Every resource the providers serve has its table among those the generator reads.
+    expect(tables.map((t) => t.type).sort()).toEqual(cores.map((c) => c.table.type).sort());
+    for (const { file, text, generated } of sdkFiles(join(root, "sdk"), tables)) {
+      expect(text, `sdk/${file} is out of date with the field tables: run \`npm run gen:sdk-docs\``).toBe(generated);
     }
-  }
-  return found;
-}
-
-describe("SDK classes follow the field tables", () => {
-  const members = sdkMembers();
-
-  for (const core of cores) {
-    const { type, fields } = core.table;
-    const field = (name: string) => fields[name] as Field;
-
-    it(`${type}Args: one property per program input, described and defaulted as the table says`, () => {
-      const args = members.get(`${type}Args`);
-      expect(args, `${type}Args`).toBeDefined();
-      const expected = programInputs(core.table).map((name) => field(name).sdk?.name ?? name);
-      expect([...(args?.keys() ?? [])].sort()).toEqual(expected.sort());
-      for (const name of programInputs(core.table)) {
-        const f = field(name);
-        const doc = args?.get(f.sdk?.name ?? name);
-        expect(doc?.summary, `${type}Args.${name}`).toBe(f.sdk?.description ?? f.description);
-        if (f.default !== undefined)
-          expect(doc?.defaultTag, `${type}Args.${name} @default`).toBe(JSON.stringify(f.default));
-      }
-    });
-
-    it(`${type}: declares every field as an output, each output not set by the program described as the table says`, () => {
-      const declared = members.get(type);
-      expect(declared, type).toBeDefined();
-      expect([...(declared?.keys() ?? [])].sort()).toEqual(Object.keys(fields).sort());
-      for (const [name, doc] of declared ?? []) {
-        // An input's output may leave its text to the Args property; an output the provider computes may not.
-        if (doc.summary !== undefined || field(name).input !== "program") {
-          expect(doc.summary, `${type}.${name}`).toBe(field(name).description);
-        }
-      }
-    });
-  }
+  });
 
   it("every table describes every field", () => {
     for (const core of cores) {
       for (const [name, f] of Object.entries(core.table.fields))
         expect(f.description, `${core.table.type}.${name}`).not.toBe("");
     }
+  });
+});
+
+describe("the generator (scripts/lib/sdk-docs.mts)", () => {
+  const table: DocTable = {
+    type: "Thing",
+    fields: {
+      size: { input: "program", default: 3, description: "How big the thing is, in units." },
+      label: { input: "program", description: "Shown in lists.", sdk: { name: "title", description: "The title." } },
+      thingId: { description: "The platform's id." },
+    },
+  };
+  const source = [
+    "export interface ThingArgs {",
+    "  /**",
+    "   * Old text.",
+    "   * @default 1",
+    "   * @example 4",
+    "   */",
+    "  size?: number;",
+    "  title?: string;",
+    "}",
+    "export class Thing {",
+    "  declare public readonly size: number;",
+    "  declare public readonly label: string;",
+    "  declare public readonly thingId: string;",
+    "  constructor() {}",
+    "}",
+    "",
+  ].join("\n");
+
+  it("writes each summary and table default, keeps the comment's other tags, and changes nothing more on a second run", () => {
+    const once = sdkDocs("thing.ts", source, [table]);
+    expect(once).toBe(
+      [
+        "export interface ThingArgs {",
+        "  /**",
+        "   * How big the thing is, in units.",
+        "   * @default 3",
+        "   * @example 4",
+        "   */",
+        "  size?: number;",
+        "  /** The title. */",
+        "  title?: string;",
+        "}",
+        "export class Thing {",
+        "  /** How big the thing is, in units. */",
+        "  declare public readonly size: number;",
+        "  /** Shown in lists. */",
+        "  declare public readonly label: string;",
+        "  /** The platform's id. */",
+        "  declare public readonly thingId: string;",
+        "  constructor() {}",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    expect(sdkDocs("thing.ts", once, [table])).toBe(once);
+  });
+
+  it("wraps a long summary within prettier's 120 columns", () => {
+    const long = { ...table, fields: { ...table.fields, thingId: { description: "word ".repeat(40).trim() } } };
+    const lines = sdkDocs("thing.ts", source, [long]).split("\n");
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(120);
+    const words = lines.filter((l) => l.includes("* word")).map((l) => l.replace(/^\s*\* /, ""));
+    expect(words.length).toBeGreaterThan(1);
+    expect(words.join(" ")).toBe("word ".repeat(40).trim());
+  });
+
+  it("refuses a property on one side only, naming it", () => {
+    const extra = { ...table, fields: { ...table.fields, color: { input: "program", description: "Its color." } } };
+    expect(() => sdkDocs("thing.ts", source, [extra])).toThrow(
+      /ThingArgs has no property color[\s\S]*Thing has no property color/,
+    );
+    const fewer = { ...table, fields: { size: table.fields.size!, label: table.fields.label! } };
+    expect(() => sdkDocs("thing.ts", source, [fewer])).toThrow(/Thing\.thingId is no field of the Thing table/);
   });
 });
