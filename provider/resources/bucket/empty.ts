@@ -4,7 +4,7 @@
  * unfinished multipart upload aborted (path-style, contract §7), and the credential is deleted again.
  */
 import type { S3Client } from "@aws-sdk/client-s3";
-import { createCredential, deleteCredential } from "../bucket-credential/api.js";
+import { createCredential, deleteCredential } from "../../platform/bucket-credential/api.js";
 import type { ApiClient } from "../../client.js";
 import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
 import { s3Region } from "./fields.js";
