@@ -13,7 +13,7 @@ import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from ".
 import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
-import { s3Region } from "../bucket/fields.js";
+import { s3Region } from "../../s3/fields.js";
 import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
 import { createOnce } from "../credential-create.js";
 import { optionalBoolean, requiredBucketId, stringMap } from "../validate.js";

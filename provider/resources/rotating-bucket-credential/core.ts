@@ -26,12 +26,12 @@ import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
 import { deleteCredential, regenerateCredential, setCredentialActive } from "../../platform/bucket-credential/api.js";
 import type { Credential } from "../../platform/bucket-credential/parse.js";
-import { s3Region } from "../bucket/fields.js";
+import { s3Region } from "../../s3/fields.js";
 import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
 import { createOnce, type Creator } from "../credential-create.js";
 import { refusedOutright } from "../interrupted.js";
 import { requiredBucketId, stringMap } from "../validate.js";
-import { probeSecret } from "./api.js";
+import { probeSecret } from "../../s3/secret-probe.js";
 import {
   rotatingBucketCredentialTable as table,
   type RotatingBucketCredentialInputs,

@@ -3,7 +3,7 @@
  * each file's object by the file's path (docs/api-contract.md §7). The listing's entries are read by
  * the objects' reader (bucket-object/parse.ts).
  */
-import { readListing, type ListedObject } from "../bucket-object/parse.js";
+import { readListing, type ListedObject } from "../../s3/answers.js";
 
 export type { ListedObject };
 
