@@ -8,7 +8,7 @@ import type { Credential } from "../platform/bucket-credential/parse.js";
 import type { Bucket } from "../platform/bucket/parse.js";
 import type { Zone } from "../platform/dns-zone/parse.js";
 
-/** The lists of the platform, as the provider reads them (resources/<name>/api.ts). */
+/** The lists of the platform, as the provider reads them (platform/<kind>/api.ts). */
 export interface Lister {
   zones(): Promise<Zone[]>;
   buckets(): Promise<Bucket[]>;
