@@ -11,9 +11,9 @@
  */
 import { getConfig } from "@pulumi/pulumi/runtime/config";
 import * as log from "@pulumi/pulumi/log";
-import { listCredentials } from "./resources/bucket-credential/api.js";
-import { findBucketByName, listBuckets } from "./resources/bucket/api.js";
-import { listZones } from "./resources/dns-zone/api.js";
+import { listCredentials } from "./platform/bucket-credential/api.js";
+import { findBucketByName, listBuckets } from "./platform/bucket/api.js";
+import { listZones } from "./platform/dns-zone/api.js";
 import { ApiClient } from "./client.js";
 import { ProviderConfig } from "./config.js";
 import type { CheckFailure, Json, Props } from "./vocabulary.js";
@@ -25,8 +25,8 @@ import { bucketCredentialTable } from "./resources/bucket-credential/fields.js";
 import { dnsZoneTable } from "./resources/dns-zone/fields.js";
 import { zoneOutputs } from "./resources/dns-zone/core.js";
 import { normalizeDomain } from "./resources/validate.js";
-import type { Credential } from "./resources/bucket-credential/parse.js";
-import type { Bucket } from "./resources/bucket/parse.js";
+import type { Credential } from "./platform/bucket-credential/parse.js";
+import type { Bucket } from "./platform/bucket/parse.js";
 
 /**
  * A resource's field as a lookup reports it: same kind, and the first sentence of the resource's

@@ -4,11 +4,11 @@
  * shape the provider reads). A bucket's credentials are listed a few buckets at a time, with
  * progress reported as they come.
  */
-import type { Credential } from "../resources/bucket-credential/parse.js";
-import type { Bucket } from "../resources/bucket/parse.js";
-import type { Zone } from "../resources/dns-zone/parse.js";
+import type { Credential } from "../platform/bucket-credential/parse.js";
+import type { Bucket } from "../platform/bucket/parse.js";
+import type { Zone } from "../platform/dns-zone/parse.js";
 
-/** The lists of the platform, as the provider reads them (resources/<name>/api.ts). */
+/** The lists of the platform, as the provider reads them (platform/<kind>/api.ts). */
 export interface Lister {
   zones(): Promise<Zone[]>;
   buckets(): Promise<Bucket[]>;

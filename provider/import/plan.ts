@@ -5,8 +5,8 @@
  */
 import { keyForm } from "../answers/object.js";
 import { storageClasses } from "../resources/bucket/fields.js";
-import type { Credential } from "../resources/bucket-credential/parse.js";
-import type { Bucket } from "../resources/bucket/parse.js";
+import type { Credential } from "../platform/bucket-credential/parse.js";
+import type { Bucket } from "../platform/bucket/parse.js";
 import type { Inventory } from "./discover.js";
 import { bucketBase, keySuffixes, NameAllocator, zoneBase } from "./names.js";
 import type { StackHoldings } from "./stack.js";

@@ -9,9 +9,9 @@
  * deployment is interrupted".
  */
 import { parseArgs } from "node:util";
-import { deleteCredential, listCredentials } from "../resources/bucket-credential/api.js";
-import { deleteBucket, findBucketByName } from "../resources/bucket/api.js";
-import { deleteZone, listZones } from "../resources/dns-zone/api.js";
+import { deleteCredential, listCredentials } from "../platform/bucket-credential/api.js";
+import { deleteBucket, findBucketByName } from "../platform/bucket/api.js";
+import { deleteZone, listZones } from "../platform/dns-zone/api.js";
 import { ApiClient, closePools } from "../client.js";
 import { resolveSettings } from "../config.js";
 import { hasCode } from "../errors.js";

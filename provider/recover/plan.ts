@@ -12,9 +12,9 @@
  * listed for the user to decide (`--delete`).
  */
 import { isAutoNameOf } from "../resources/bucket/auto-name.js";
-import type { Credential } from "../resources/bucket-credential/parse.js";
-import type { Bucket } from "../resources/bucket/parse.js";
-import type { Zone } from "../resources/dns-zone/parse.js";
+import type { Credential } from "../platform/bucket-credential/parse.js";
+import type { Bucket } from "../platform/bucket/parse.js";
+import type { Zone } from "../platform/dns-zone/parse.js";
 
 /** The resource types whose pending creates leave objects behind, as the type tokens name them. */
 export type Kind = "Bucket" | "DnsZone" | "BucketCredential" | "RotatingBucketCredential" | "Transcript" | "ApiKey";

@@ -7,9 +7,9 @@ import { requireS3Url, s3EndpointForRead } from "../config.js";
 import type { CallContext } from "../contract.js";
 import { registerSecret } from "../redact.js";
 import { isUnknown, type CheckFailure, type Json } from "../vocabulary.js";
-import { openStore, type ObjectStore } from "./bucket-object/api.js";
-import { readS3Error } from "./bucket-object/parse.js";
-import { sha256MetadataKey } from "./bucket-object/fields.js";
+import { openStore, type ObjectStore } from "../s3/objects.js";
+import { readS3Error } from "../s3/answers.js";
+import { sha256MetadataKey } from "../s3/fields.js";
 import { bucketNameProblem, stringMap } from "./validate.js";
 
 /** An optional string input; a failure for anything else. Unknown values pass as they are. */

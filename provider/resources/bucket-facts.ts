@@ -9,11 +9,11 @@
  * - a queue: the creates of one bucket's credentials run one after the other, so that the one new
  *   access key id after a create is the one it made (docs/api-contract.md §2.4).
  */
-import { listCredentials } from "./bucket-credential/api.js";
-import { getBucket } from "./bucket/api.js";
+import { listCredentials } from "../platform/bucket-credential/api.js";
+import { getBucket } from "../platform/bucket/api.js";
 import type { CallContext } from "../contract.js";
 import { withHint } from "../errors.js";
-import type { Credential } from "./bucket-credential/parse.js";
+import type { Credential } from "../platform/bucket-credential/parse.js";
 import { collectionChanged, sharedList } from "./shared-list.js";
 
 interface BucketFacts {

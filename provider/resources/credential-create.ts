@@ -9,8 +9,8 @@ import type { CallContext } from "../contract.js";
 import { OutcomeUnknownError, isNotFound } from "../errors.js";
 import type { JournalEntry } from "../journal.js";
 import { currentKeys, keyAdded, keysUnknown } from "./bucket-facts.js";
-import { createCredential, listCredentials, regenerateCredential } from "./bucket-credential/api.js";
-import type { Credential, CredentialWithSecret } from "./bucket-credential/parse.js";
+import { createCredential, listCredentials, regenerateCredential } from "../platform/bucket-credential/api.js";
+import type { Credential, CredentialWithSecret } from "../platform/bucket-credential/parse.js";
 import { platformOf } from "./interrupted.js";
 
 /**

@@ -10,13 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  openStore,
-  partBuffers,
-  putObject,
-  type ObjectStore,
-  type PutTuning,
-} from "../../provider/resources/bucket-object/api.js";
+import { openStore, partBuffers, putObject, type ObjectStore, type PutTuning } from "../../provider/s3/objects.js";
 import { PartBuffers } from "../../provider/part-buffers.js";
 
 const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");

@@ -4,13 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  defaultPutTuning,
-  openStore,
-  putObject,
-  type ObjectStore,
-  type PutTuning,
-} from "../../provider/resources/bucket-object/api.js";
+import { defaultPutTuning, openStore, putObject, type ObjectStore, type PutTuning } from "../../provider/s3/objects.js";
 
 /**
  * A BucketObject's file streams to S3: a 128 MiB file in a multipart upload of 128 parts of 1 MiB

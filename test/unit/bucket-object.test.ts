@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bucketObjectCore } from "../../provider/resources/bucket-object/core.js";
 import type { BucketObjectOutputs } from "../../provider/resources/bucket-object/fields.js";
-import { readHead } from "../../provider/resources/bucket-object/parse.js";
+import { readHead } from "../../provider/s3/answers.js";
 import { hashLocalFile, statLocal } from "../../provider/resources/local-files.js";
 import { unknownValue } from "../../provider/vocabulary.js";
 import { ctx, useApi } from "./support.js";

@@ -6,11 +6,11 @@ import type { Settings } from "../../provider/config.js";
 import { CloudPlatformError } from "../../provider/errors.js";
 import { registerSecret } from "../../provider/redact.js";
 import { backoffDelay, defaultRetryPolicy, parseRetryAfter } from "../../provider/retry.js";
-import { credentialWithSecretSchema } from "../../provider/resources/bucket-credential/parse.js";
-import { bucketSchema } from "../../provider/resources/bucket/parse.js";
+import { credentialWithSecretSchema } from "../../provider/platform/bucket-credential/parse.js";
+import { bucketSchema } from "../../provider/platform/bucket/parse.js";
 import { readErrorBody } from "../../provider/answers/error-body.js";
-import { createCredential } from "../../provider/resources/bucket-credential/api.js";
-import { createBucket, deleteBucket } from "../../provider/resources/bucket/api.js";
+import { createCredential } from "../../provider/platform/bucket-credential/api.js";
+import { createBucket, deleteBucket } from "../../provider/platform/bucket/api.js";
 import { apiKey, base, thrown, useApi } from "./support.js";
 
 const settings: Settings = {

@@ -21,9 +21,9 @@ import {
 import { counts, plan, summary, type CredentialItem, type Item } from "../../provider/import/plan.js";
 import { releasePlan } from "../../provider/import/release.js";
 import { emptyHoldings, readHoldings } from "../../provider/import/stack.js";
-import type { Credential } from "../../provider/resources/bucket-credential/parse.js";
-import type { Bucket } from "../../provider/resources/bucket/parse.js";
-import type { Zone } from "../../provider/resources/dns-zone/parse.js";
+import type { Credential } from "../../provider/platform/bucket-credential/parse.js";
+import type { Bucket } from "../../provider/platform/bucket/parse.js";
+import type { Zone } from "../../provider/platform/dns-zone/parse.js";
 import { apiKey, base, useApi } from "./support.js";
 
 const bucket = (id: string, name: string, storage_class = "Standard"): Bucket => ({

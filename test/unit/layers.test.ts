@@ -99,6 +99,29 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
   return found;
 }
 
+/**
+ * The folder of `file` under `provider/resources/` (`bucket-credential` for
+ * `provider/resources/bucket-credential/core.ts`); undefined for a file beside the folders.
+ */
+const resourceFolderOf = (file: string) => /^provider\/resources\/([^/]+)\//.exec(file)?.[1];
+
+/**
+ * Every import from one resource's folder into another's: a resource's folder holds what only it
+ * needs, and what two share sits below them (provider/platform/, provider/s3/) or beside the folders
+ * (provider/resources/*.ts). The layer list alone cannot say this: every folder is on one line.
+ */
+export function crossFolderImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = resourceFolderOf(file);
+    for (const target of imports) {
+      const to = resourceFolderOf(target);
+      if (from !== undefined && to !== undefined && to !== from) found.push(`${file} imports ${target}`);
+    }
+  }
+  return found;
+}
+
 describe("the layers of docs/architecture.md", () => {
   const layers = layersOf(readFileSync(join(root, "docs/architecture.md"), "utf8"));
   const files = [...sourceFiles("provider"), ...sourceFiles("sdk")];
@@ -130,6 +153,25 @@ describe("the layers of docs/architecture.md", () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it("keep each resource's folder to itself: none imports from another resource's folder", () => {
+    expect(crossFolderImports(graph)).toEqual([]);
+  });
+
+  it("put the platform's calls and S3 below the resources and above the requests", () => {
+    const at = (file: string) => {
+      const layer = layerOf(layers, file);
+      if (typeof layer === "string") throw new Error(layer);
+      return layer.index;
+    };
+    const calls = [at("provider/platform/bucket/api.ts"), at("provider/s3/objects.ts")];
+    for (const below of calls) {
+      expect(below, "a resource's core above the calls").toBeGreaterThan(at("provider/resources/bucket/core.ts"));
+      expect(below, "what cores share above the calls").toBeGreaterThan(at("provider/resources/bucket-facts.ts"));
+      expect(below, "the requests below the calls").toBeLessThan(at("provider/client.ts"));
+      expect(below, "the stages below the calls").toBeLessThan(at("provider/request/send.ts"));
+    }
   });
 
   it("have no circle: no chain of imports comes back to where it started", () => {
@@ -170,5 +212,17 @@ describe("the layer check itself", () => {
       ["d", ["a"]],
     ]);
     expect(circles(graph)).toEqual([["a", "b", "c", "a"]]);
+  });
+
+  it("finds an import from one resource's folder into another's, and only that", () => {
+    const graph = new Map([
+      ["provider/resources/synced-folder/core.ts", ["provider/resources/bucket-object/api.ts"]],
+      ["provider/resources/bucket/core.ts", ["provider/resources/bucket/fields.ts", "provider/platform/bucket/api.ts"]],
+      ["provider/resources/bucket-facts.ts", ["provider/resources/bucket/fields.ts"]],
+      ["provider/functions.ts", ["provider/resources/dns-zone/core.ts"]],
+    ]);
+    expect(crossFolderImports(graph)).toEqual([
+      "provider/resources/synced-folder/core.ts imports provider/resources/bucket-object/api.ts",
+    ]);
   });
 });

@@ -2,9 +2,9 @@
 // it leaves to the user because those objects could be someone else's.
 import { describe, expect, it } from "vitest";
 import { plan, readStack, type PlatformView } from "../../provider/recover/plan.js";
-import type { Credential } from "../../provider/resources/bucket-credential/parse.js";
-import type { Bucket } from "../../provider/resources/bucket/parse.js";
-import type { Zone } from "../../provider/resources/dns-zone/parse.js";
+import type { Credential } from "../../provider/platform/bucket-credential/parse.js";
+import type { Bucket } from "../../provider/platform/bucket/parse.js";
+import type { Zone } from "../../provider/platform/dns-zone/parse.js";
 
 const dyn = (t: string) => `pulumi-nodejs:dynamic/cloudplatform:${t}`;
 const urn = (t: string, name: string) => `urn:pulumi:dev::proj::${dyn(t)}::${name}`;

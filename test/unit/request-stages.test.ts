@@ -29,7 +29,7 @@ import type {
   RequestOptions,
 } from "../../provider/request/types.js";
 import { defaultRetryPolicy, type RetryPolicy } from "../../provider/retry.js";
-import { bucketSchema } from "../../provider/resources/bucket/parse.js";
+import { bucketSchema } from "../../provider/platform/bucket/parse.js";
 import { apiKey, base, thrown } from "./support.js";
 
 const settings = { baseUrl: base, apiUrl: `${base}/tx` };

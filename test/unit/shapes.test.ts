@@ -8,15 +8,15 @@ import {
   listCredentials,
   regenerateCredential,
   setCredentialActive,
-} from "../../provider/resources/bucket-credential/api.js";
-import { createBucket, deleteBucket, getBucket, listBuckets } from "../../provider/resources/bucket/api.js";
-import { rotateApiKey } from "../../provider/resources/api-key/api.js";
-import { getZone, listZones } from "../../provider/resources/dns-zone/api.js";
+} from "../../provider/platform/bucket-credential/api.js";
+import { createBucket, deleteBucket, getBucket, listBuckets } from "../../provider/platform/bucket/api.js";
+import { rotateApiKey } from "../../provider/platform/api-key/api.js";
+import { getZone, listZones } from "../../provider/platform/dns-zone/api.js";
 import { apiKeyCore } from "../../provider/resources/api-key/core.js";
 import { bucketCore } from "../../provider/resources/bucket/core.js";
 import { bucketCredentialCore, type BucketCredentialOutputs } from "../../provider/resources/bucket-credential/core.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
-import { transcriptionApi } from "../../provider/resources/transcript/api.js";
+import { transcriptionApi } from "../../provider/platform/transcript/api.js";
 import { ApiClient } from "../../provider/client.js";
 import { timestamp } from "../../provider/answers/values.js";
 import { readErrorBody } from "../../provider/answers/error-body.js";

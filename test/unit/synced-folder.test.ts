@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ObjectStore } from "../../provider/resources/bucket-object/api.js";
+import type { ObjectStore } from "../../provider/s3/objects.js";
 import { contentTypeOf } from "../../provider/resources/content-types.js";
 import { syncedFolderCore } from "../../provider/resources/synced-folder/core.js";
 import { anyOf, fileFilter, globProblem } from "../../provider/resources/synced-folder/globs.js";

@@ -9,7 +9,7 @@ import { withHint } from "../../errors.js";
 import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { stringMap } from "../validate.js";
-import { rotateApiKey } from "./api.js";
+import { rotateApiKey } from "../../platform/api-key/api.js";
 import { apiKeyTable, type ApiKeyInputs, type ApiKeyOutputs } from "./fields.js";
 
 export type { ApiKeyInputs, ApiKeyOutputs };

@@ -13,14 +13,14 @@ import { ImportIdInvalidError, PartialCreateError, hasCode, isNotFound } from ".
 import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, sameJson, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
-import { s3Region } from "../bucket/fields.js";
+import { s3Region } from "../../s3/fields.js";
 import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
 import { createOnce } from "../credential-create.js";
 import { optionalBoolean, requiredBucketId, stringMap } from "../validate.js";
-import { deleteCredential, regenerateCredential, setCredentialActive } from "./api.js";
+import { deleteCredential, regenerateCredential, setCredentialActive } from "../../platform/bucket-credential/api.js";
 import { bucketCredentialTable, type BucketCredentialInputs, type BucketCredentialOutputs } from "./fields.js";
-import type { Credential } from "./parse.js";
-import { takeOverCredential } from "./take-over.js";
+import type { Credential } from "../../platform/bucket-credential/parse.js";
+import { takeOverCredential } from "../credential-take-over.js";
 
 export type { BucketCredentialInputs, BucketCredentialOutputs };
 

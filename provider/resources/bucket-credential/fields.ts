@@ -1,5 +1,5 @@
 import { createdAt, secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
-import { s3Fields } from "../bucket/fields.js";
+import { s3Fields } from "../../s3/fields.js";
 
 export const bucketCredentialTable = {
   type: "BucketCredential",

@@ -14,7 +14,7 @@ import { SourceMissingError } from "../../errors.js";
 import { diffInputs, inputsFrom, sameJson } from "../../tables.js";
 import { isUnknown } from "../../vocabulary.js";
 import { keptWhenRefused, withStore } from "../bucket-contents.js";
-import { s3Region } from "../bucket/fields.js";
+import { s3Region } from "../../s3/fields.js";
 import {
   copyInPlace,
   deleteObject,
@@ -23,7 +23,7 @@ import {
   putObject,
   type ObjectBody,
   type ObjectStore,
-} from "./api.js";
+} from "../../s3/objects.js";
 import { checkBucketObjectInputs } from "./check.js";
 import { bucketObjectTable, type BucketObjectInputs, type BucketObjectOutputs } from "./fields.js";
 import { withDownload } from "./remote.js";

@@ -1,44 +1,7 @@
 import type { InputsOf, OutputsOf, ResourceTable } from "../../tables.js";
-import { s3Fields } from "../bucket/fields.js";
+import { objectPlaceFields, s3AccessFields, s3Fields } from "../../s3/fields.js";
 
-/**
- * How a resource of the bucket's contents reaches S3: a key pair the program gives, taken from a
- * BucketCredential's outputs (docs/objects.md, "How the provider reaches S3"). The provider never
- * makes a credential for these resources: none outlives the program's own.
- */
-export const s3AccessFields = {
-  accessKeyId: {
-    kind: "string",
-    input: "program",
-    required: true,
-    description:
-      "The access key id the provider writes with: a BucketCredential's `accessKeyId` for this bucket. Changing " +
-      "it (a new credential) sends no request.",
-  },
-  secretAccessKey: {
-    kind: "string",
-    input: "program",
-    required: true,
-    secret: true,
-    description:
-      "Its secret: a BucketCredential's `secretAccessKey` (a Pulumi secret, encrypted in the state). Changing it " +
-      "(a rotation) sends no request.",
-  },
-} as const;
-
-/** The bucket and the key an object lives at; a change of either is another object. */
-export const objectPlaceFields = {
-  bucket: {
-    kind: "string",
-    input: "program",
-    required: true,
-    replaceOnChange: true,
-    description: "The bucket's name (a Bucket's `name`). Changing it replaces the object.",
-  },
-} as const;
-
-/** The user metadata key the provider keeps the content's SHA-256 under (`x-amz-meta-sha256`). */
-export const sha256MetadataKey = "sha256";
+export { objectPlaceFields, s3AccessFields, sha256MetadataKey } from "../../s3/fields.js";
 
 export const bucketObjectTable = {
   type: "BucketObject",

@@ -15,11 +15,11 @@ import { bucketsList, forgetBucket, learnBucket } from "../bucket-facts.js";
 import { createNamed, platformOf } from "../interrupted.js";
 import { readThroughList } from "../shared-list.js";
 import { bucketNameProblem, optionalBoolean } from "../validate.js";
-import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "./api.js";
+import { createBucket, deleteBucket, findBucketByName, getBucket, listBuckets } from "../../platform/bucket/api.js";
 import { autoName, isAutoNameOf } from "./auto-name.js";
 import { emptyBucket } from "./empty.js";
 import { bucketTable, s3Region, storageClasses, type BucketInputs, type BucketOutputs } from "./fields.js";
-import type { Bucket } from "./parse.js";
+import type { Bucket } from "../../platform/bucket/parse.js";
 
 export type { BucketInputs, BucketOutputs };
 

@@ -1,18 +1,13 @@
 /**
- * Empties a bucket through the S3 data plane for `forceDestroy`: the management API cannot delete
- * objects (spec §1), so a temporary credential is created, every object is deleted and every
- * unfinished multipart upload aborted (path-style, contract §7), and the credential is deleted again.
+ * Empties a bucket for `forceDestroy`: the management API cannot delete objects (spec §1), so a
+ * temporary credential is created, the bucket is emptied through S3 with it (s3/empty.ts), and the
+ * credential is deleted again.
  */
-import type { S3Client } from "@aws-sdk/client-s3";
-import { createCredential, deleteCredential } from "../bucket-credential/api.js";
 import type { ApiClient } from "../../client.js";
-import { s3Client, s3Sdk, type S3Sdk } from "../../s3-client.js";
-import { s3Region } from "./fields.js";
+import { createCredential, deleteCredential } from "../../platform/bucket-credential/api.js";
+import { emptyWith, type EmptyResult } from "../../s3/empty.js";
 
-export interface EmptyResult {
-  readonly objects: number;
-  readonly uploads: number;
-}
+export type { EmptyResult };
 
 export async function emptyBucket(
   client: ApiClient,
@@ -22,70 +17,14 @@ export async function emptyBucket(
 ): Promise<EmptyResult> {
   // Repeated blindly after an unknown outcome: a second temporary credential goes with the bucket.
   const cred = (await createCredential(client, bucketId, "repeat")).value;
-  const sdk = s3Sdk();
-  const s3 = s3Client(s3Url, s3Region, { accessKeyId: cred.access_key_id, secretAccessKey: cred.secret_access_key }, 5);
   try {
-    const objects = await deleteAllObjects(sdk, s3, bucketName);
-    const uploads = await abortAllUploads(sdk, s3, bucketName);
-    return { objects, uploads };
+    return await emptyWith(s3Url, bucketName, {
+      accessKeyId: cred.access_key_id,
+      secretAccessKey: cred.secret_access_key,
+    });
   } finally {
-    s3.destroy();
     // A failure here must not hide the outcome above, and it leaks nothing: deleting the bucket
     // deletes its credentials (contract §5).
     await deleteCredential(client, bucketId, cred.access_key_id).catch(() => false);
   }
-}
-
-async function deleteAllObjects(sdk: S3Sdk, s3: S3Client, bucket: string): Promise<number> {
-  let deleted = 0;
-  let batchDelete = true;
-  for (;;) {
-    // Always list from the start: the keys just deleted are gone, so no continuation token is needed.
-    const page = await s3.send(new sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));
-    const keys = (page.Contents ?? []).map((o) => o.Key).filter((k): k is string => k !== undefined);
-    if (keys.length === 0) return deleted;
-    if (batchDelete) {
-      try {
-        const res = await s3.send(
-          new sdk.DeleteObjectsCommand({
-            Bucket: bucket,
-            Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
-          }),
-        );
-        if ((res.Errors ?? []).length > 0) {
-          const first = res.Errors?.[0];
-          throw new Error(`S3 refused to delete ${res.Errors?.length} objects (first: ${first?.Code ?? "unknown"}).`);
-        }
-        deleted += keys.length;
-        continue;
-      } catch (err) {
-        // Some S3-compatible servers lack multi-object delete: fall back to one request per key.
-        if (!isNotImplemented(err)) throw err;
-        batchDelete = false;
-      }
-    }
-    await Promise.all(keys.map((Key) => s3.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key }))));
-    deleted += keys.length;
-  }
-}
-
-async function abortAllUploads(sdk: S3Sdk, s3: S3Client, bucket: string): Promise<number> {
-  let aborted = 0;
-  for (;;) {
-    const page = await s3.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket }));
-    const uploads = (page.Uploads ?? []).filter((u) => u.Key !== undefined && u.UploadId !== undefined);
-    if (uploads.length === 0) return aborted;
-    await Promise.all(
-      uploads.map((u) =>
-        s3.send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId })),
-      ),
-    );
-    aborted += uploads.length;
-  }
-}
-
-function isNotImplemented(err: unknown): boolean {
-  const name = (err as { name?: unknown; Code?: unknown } | null)?.name;
-  const status = (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
-  return name === "NotImplemented" || name === "MethodNotAllowed" || status === 501 || status === 405;
 }

@@ -1,17 +1,11 @@
 import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { s3Fields } from "../../s3/fields.js";
+
+export { s3Fields, s3Region } from "../../s3/fields.js";
 
 /** Storage classes the platform accepts (docs/api-contract.md §5). */
 export const storageClasses = ["Standard", "InfrequentAccess", "Archive"] as const;
 export type StorageClass = (typeof storageClasses)[number];
-
-/** Buckets are reached path-style in this region (contract §7). */
-export const s3Region = "us-east-1";
-
-/** Where S3 clients reach a bucket: outputs of buckets and of their credentials. */
-export const s3Fields = {
-  s3Endpoint: { kind: "string", description: "The S3 endpoint (`cloudplatform:s3Url`)." },
-  region: { kind: "string", description: "Always `us-east-1`." },
-} as const;
 
 export const bucketTable = {
   type: "Bucket",

@@ -10,9 +10,9 @@ import { isUnknown } from "../../vocabulary.js";
 import { createNamed } from "../interrupted.js";
 import { collectionChanged, readThroughList } from "../shared-list.js";
 import { domainProblem, normalizeDomain, optionalBoolean } from "../validate.js";
-import { createZone, deleteZone, getZone, listZones } from "./api.js";
+import { createZone, deleteZone, getZone, listZones } from "../../platform/dns-zone/api.js";
 import { dnsZoneTable, type DnsZoneInputs, type DnsZoneOutputs } from "./fields.js";
-import type { Zone } from "./parse.js";
+import type { Zone } from "../../platform/dns-zone/parse.js";
 
 export type { DnsZoneInputs, DnsZoneOutputs };
 

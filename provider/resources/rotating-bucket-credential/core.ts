@@ -24,14 +24,14 @@ import { isNotFound, PartialCreateError } from "../../errors.js";
 import { fingerprint } from "../../redact.js";
 import { diffInputs, inputsFrom, unknownInputs } from "../../tables.js";
 import { isUnknown, type CheckFailure, type Json } from "../../vocabulary.js";
-import { deleteCredential, regenerateCredential, setCredentialActive } from "../bucket-credential/api.js";
-import type { Credential } from "../bucket-credential/parse.js";
-import { s3Region } from "../bucket/fields.js";
+import { deleteCredential, regenerateCredential, setCredentialActive } from "../../platform/bucket-credential/api.js";
+import type { Credential } from "../../platform/bucket-credential/parse.js";
+import { s3Region } from "../../s3/fields.js";
 import { cachedCredentialList, keyRemoved, listOutdated, nameOfBucket, oneAtATime } from "../bucket-facts.js";
 import { createOnce, type Creator } from "../credential-create.js";
 import { refusedOutright } from "../interrupted.js";
 import { requiredBucketId, stringMap } from "../validate.js";
-import { probeSecret } from "./api.js";
+import { probeSecret } from "../../s3/secret-probe.js";
 import {
   rotatingBucketCredentialTable as table,
   type RotatingBucketCredentialInputs,

@@ -1,5 +1,5 @@
 import { secretFingerprint, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
-import { s3Fields } from "../bucket/fields.js";
+import { s3Fields } from "../../s3/fields.js";
 
 /** The two credentials' places: a rotation makes the other one current. */
 export const slots = ["a", "b"] as const;

@@ -5,7 +5,7 @@
  * regenerates it. The one place where a slot is taken over.
  */
 import type { CallContext } from "../../contract.js";
-import { takeOverCredential } from "../bucket-credential/take-over.js";
+import { takeOverCredential } from "../credential-take-over.js";
 import type { Held } from "./slots.js";
 
 export async function takeOverSlot(ctx: CallContext, bucketId: string, accessKeyId: string): Promise<Held> {

@@ -11,11 +11,11 @@ import { requireS3Url } from "../../config.js";
 import { goneFromState, type CallContext, type ResourceCore } from "../../contract.js";
 import { PartialCreateError } from "../../errors.js";
 import { diffInputs, inputsFrom } from "../../tables.js";
-import { isS3NotFound } from "../bucket-object/api.js";
+import { isS3NotFound } from "../../s3/objects.js";
 import { keptWhenRefused, withStore } from "../bucket-contents.js";
-import { s3Region } from "../bucket/fields.js";
+import { s3Region } from "../../s3/fields.js";
 import { resolveLocalPath } from "../local-files.js";
-import { deleteKeys, listPrefix } from "./api.js";
+import { deleteKeys, listPrefix } from "../../s3/prefix.js";
 import { checkedScan, checkSyncedFolderInputs, scannedFolder } from "./check.js";
 import { syncedFolderTable, type SyncedFolderInputs, type SyncedFolderOutputs } from "./fields.js";
 import {

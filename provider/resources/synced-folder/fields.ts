@@ -1,6 +1,5 @@
 import type { InputsOf, OutputsOf, ResourceTable } from "../../tables.js";
-import { objectPlaceFields, s3AccessFields } from "../bucket-object/fields.js";
-import { s3Fields } from "../bucket/fields.js";
+import { objectPlaceFields, s3AccessFields, s3Fields } from "../../s3/fields.js";
 
 export const syncedFolderTable = {
   type: "SyncedFolder",

@@ -1,9 +1,9 @@
 /**
  * What a SyncedFolder reads from S3's answers: the listing of its prefix, as the ETag and size of
  * each file's object by the file's path (docs/api-contract.md §7). The listing's entries are read by
- * the objects' reader (bucket-object/parse.ts).
+ * the objects' reader (s3/answers.ts).
  */
-import { readListing, type ListedObject } from "../bucket-object/parse.js";
+import { readListing, type ListedObject } from "../../s3/answers.js";
 
 export type { ListedObject };
 

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import type { CallContext } from "../../contract.js";
 import type { ProgressLog } from "../../journal.js";
 import { contentTypeOf } from "../content-types.js";
-import { putObject, type ObjectStore } from "../bucket-object/api.js";
-import { deleteKeys, inParallel, listPrefix } from "./api.js";
+import { putObject, type ObjectStore } from "../../s3/objects.js";
+import { deleteKeys, inParallel, listPrefix } from "../../s3/prefix.js";
 import { keyOf, type LocalFiles, type Manifest, type Plan } from "./manifest.js";
 import { arrivedLine, byPath, readArrived, type Arrived } from "./parse.js";
 

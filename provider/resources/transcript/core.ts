@@ -19,11 +19,11 @@ import {
 import { diffInputs, inputsFrom } from "../../tables.js";
 import type { Backoff } from "../../retry.js";
 import { isUnknown } from "../../vocabulary.js";
-import { transcriptionApi, type TranscriptionApi } from "./api.js";
+import { transcriptionApi, type TranscriptionApi } from "../../platform/transcript/api.js";
 import { checkTranscriptInputs } from "./check.js";
 import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
 import { recordOf, toOutputs } from "./outputs.js";
-import { isFinished, type TranscriptRecord } from "./parse.js";
+import { isFinished, type TranscriptRecord } from "../../platform/transcript/parse.js";
 import { earlierJob, jobHash, startJob } from "./start-job.js";
 import { defaultUploadOptions, type UploadOptions } from "./upload.js";
 import { waitForTranscript } from "./wait.js";

@@ -1,11 +1,11 @@
 import { createdAt, type InputsOf, type OutputsOf, type ResourceTable } from "../../tables.js";
+import { transcriptStatuses } from "../../platform/transcript/parse.js";
+
+/** Status of a transcription job (spec §2): what the platform answers, read in platform/transcript/parse.ts. */
+export { transcriptStatuses, type TranscriptStatus } from "../../platform/transcript/parse.js";
 
 /** Detect the language: the default, beside the codes of limits.ts. */
 export const autoLanguage = "auto";
-
-/** Status of a transcription job (spec §2). */
-export const transcriptStatuses = ["queued", "processing", "done", "error"] as const;
-export type TranscriptStatus = (typeof transcriptStatuses)[number];
 
 /** Old states must stay readable: fields are only ever added, never renamed. */
 export const transcriptTable = {

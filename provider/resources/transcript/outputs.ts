@@ -1,7 +1,7 @@
 import { priceForDuration } from "./limits.js";
 import { inputsFrom } from "../../tables.js";
 import { transcriptTable, type TranscriptInputs, type TranscriptOutputs } from "./fields.js";
-import type { TranscriptRecord } from "./parse.js";
+import type { TranscriptRecord } from "../../platform/transcript/parse.js";
 
 /**
  * Builds complete outputs from the inputs and what the API said. Fields the API has not (yet) told

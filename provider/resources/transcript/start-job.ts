@@ -9,9 +9,9 @@ import { basename } from "node:path";
 import type { CallContext } from "../../contract.js";
 import { SourceMissingError, TranscriptUploadError } from "../../errors.js";
 import { platformOf, refusedOutright } from "../interrupted.js";
-import type { CreateTranscriptBody, TranscriptionApi } from "./api.js";
+import type { CreateTranscriptBody, TranscriptionApi } from "../../platform/transcript/api.js";
 import { transcriptTable, type TranscriptInputs } from "./fields.js";
-import type { TranscriptRecord } from "./parse.js";
+import type { TranscriptRecord } from "../../platform/transcript/parse.js";
 import { statSource } from "./source.js";
 import { UploadFailure, uploadFile, type UploadOptions } from "./upload.js";
 

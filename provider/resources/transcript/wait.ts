@@ -1,6 +1,6 @@
 import type { Clock } from "../../vocabulary.js";
 import { backoffDelay, type Backoff } from "../../retry.js";
-import { isFinished, type TranscriptRecord } from "./parse.js";
+import { isFinished, type TranscriptRecord } from "../../platform/transcript/parse.js";
 
 /**
  * Polls GET /v1/transcripts/{id} until the job ends or the deadline passes (docs/api-contract.md

@@ -1,11 +1,11 @@
 /**
- * A SyncedFolder's S3 calls beyond one object's (bucket-object/api.ts): the listing of its prefix,
+ * A SyncedFolder's S3 calls beyond one object's (s3/objects.ts): the listing of its prefix,
  * a page of 1,000 keys per request, and deletes — one DeleteObject per key for a few, DeleteObjects
  * of up to 1,000 keys per request for many.
  */
 import type { ListObjectsV2CommandOutput } from "@aws-sdk/client-s3";
-import { s3Call, s3Concurrency, deleteObject, type ObjectStore } from "../bucket-object/api.js";
-import { S3RequestError } from "../../errors.js";
+import { s3Call, s3Concurrency, deleteObject, type ObjectStore } from "./objects.js";
+import { S3RequestError } from "../errors.js";
 
 /** Every listing page of the keys under `prefix`. */
 export async function listPrefix(store: ObjectStore, prefix: string): Promise<ListObjectsV2CommandOutput[]> {

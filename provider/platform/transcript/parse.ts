@@ -1,7 +1,10 @@
 import { createdNames, objectWith, reader } from "../../answers/find.js";
 import { AnswerObject, isObj, keyForm } from "../../answers/object.js";
 import { amount, identifier, text, timestamp } from "../../answers/values.js";
-import type { TranscriptStatus } from "./fields.js";
+
+/** Status of a transcription job (spec §2); the field table of a Transcript lists them too. */
+export const transcriptStatuses = ["queued", "processing", "done", "error"] as const;
+export type TranscriptStatus = (typeof transcriptStatuses)[number];
 
 /**
  * Readers of the transcription answers (docs/api-contract.md §8) for the client, by the rules of

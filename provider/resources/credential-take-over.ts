@@ -4,11 +4,11 @@
  * it is. Nothing is written: no create, no regenerate, no activate. Its secret stays unknown, since
  * the platform shows a secret only when it creates or regenerates it (docs/api-contract.md §6).
  */
-import type { CallContext } from "../../contract.js";
-import { NotFoundError } from "../../errors.js";
-import { cachedCredentialList, nameOfBucket } from "../bucket-facts.js";
-import { listCredentials } from "./api.js";
-import type { Credential } from "./parse.js";
+import type { CallContext } from "../contract.js";
+import { NotFoundError } from "../errors.js";
+import { cachedCredentialList, nameOfBucket } from "./bucket-facts.js";
+import { listCredentials } from "../platform/bucket-credential/api.js";
+import type { Credential } from "../platform/bucket-credential/parse.js";
 
 export interface TakenOver {
   /** The credential as its bucket lists it (never with a secret). */
