@@ -1,11 +1,11 @@
 "use strict";
-// One BucketObject upload through the provider's own S3 path (provider/resources/bucket-object/api.ts,
+// One BucketObject upload through the provider's own S3 path (provider/s3/objects.ts,
 // built): hashed first as check does, then streamed (multipart above 64 MiB).
 // Usage: node object-provider.js <s3Url> <bucket> <accessKeyId> <secretAccessKey> <key> <file>
 // Prints the seconds of the upload itself (the provider runs it in the host process, already
 // running; its hash is computed at preview, apart from the upload).
 const { statSync } = require("node:fs");
-const { openStore, putObject } = require("../bin/provider/resources/bucket-object/api.js");
+const { openStore, putObject } = require("../bin/provider/s3/objects.js");
 const { hashLocalFile } = require("../bin/provider/resources/local-files.js");
 
 const [endpoint, bucket, accessKeyId, secretAccessKey, key, file] = process.argv.slice(2);

@@ -1,10 +1,11 @@
 /**
  * What follows from the field tables. Each resource declares every input and output once, its
  * field table (`resources/<name>/fields.ts`): its name, kind, the text users read, and whether it
- * is secret, replaces the object when it changes, or has a default. The rest follows: the core's input and output types and its refusal of unknown
- * inputs, the diff's replace-or-update split, the plugin schema's properties, the secret outputs and
- * the SDK classes' output lists. The SDK's `Args` interfaces stay hand-written (their TSDoc is what
- * IDEs show); test/unit/sdk-fields.test.ts keeps them equal to the tables.
+ * is secret, replaces the object when it changes, or has a default. The rest follows: the core's
+ * input and output types and its refusal of unknown inputs, the diff's replace-or-update split, the
+ * plugin schema's properties, the secret outputs and the SDK classes' output lists. The SDK's `Args`
+ * interfaces are declared in sdk/ (their TSDoc is what IDEs show), their doc comments written from
+ * the tables by `npm run gen:sdk-docs`; test/unit/sdk-fields.test.ts fails when sdk/ is behind.
  */
 import { isUnknown, type CheckFailure, type DiffResult, type Json, type Props } from "./vocabulary.js";
 

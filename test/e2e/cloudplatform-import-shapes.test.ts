@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
 import { main as importCommand } from "../../provider/import/main.js";
 import { closePools } from "../../provider/client.js";
-import { createCredential, setCredentialActive } from "../../provider/resources/bucket-credential/api.js";
-import { createBucket } from "../../provider/resources/bucket/api.js";
-import { createZone } from "../../provider/resources/dns-zone/api.js";
+import { createCredential, setCredentialActive } from "../../provider/platform/bucket-credential/api.js";
+import { createBucket } from "../../provider/platform/bucket/api.js";
+import { createZone } from "../../provider/platform/dns-zone/api.js";
 import { hostFor } from "../support/emulator.js";
 import { importEntries } from "./support/import.js";
 

@@ -4,9 +4,9 @@
 // zones. A refresh that read only the first page would take the objects on the second for gone.
 import { afterAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
-import { listCredentials } from "../../provider/resources/bucket-credential/api.js";
-import { listBuckets } from "../../provider/resources/bucket/api.js";
-import { listZones } from "../../provider/resources/dns-zone/api.js";
+import { listCredentials } from "../../provider/platform/bucket-credential/api.js";
+import { listBuckets } from "../../provider/platform/bucket/api.js";
+import { listZones } from "../../provider/platform/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
 import { hostFor, management, providerConfig } from "../support/emulator.js";
 import { withExampleStack } from "../support/hooks.js";

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, startEmulator, type ShapeName } from "../../emulator/src/index.js";
-import { listZones } from "../../provider/resources/dns-zone/api.js";
+import { listZones } from "../../provider/platform/dns-zone/api.js";
 import { closePools } from "../../provider/client.js";
 import { dnsZoneCore } from "../../provider/resources/dns-zone/core.js";
 import { hostFor, management, type Emulator } from "../support/emulator.js";
