@@ -2,13 +2,16 @@
 // (its `ts` blocks in order, pasted into one index.ts, after the program its text says it continues)
 // deployed in a folder of its own laid out as `pulumi new typescript` lays it out, outside this
 // repository, with the package installed by npm from its packed tarball and the Pulumi CLI on PATH:
-// `pulumi up`, `pulumi preview --expect-no-changes`, `pulumi destroy`. Then every page's TypeScript,
-// deployed or not, type-checked by the installed TypeScript against the installed package (what a
-// reader's editor sees), not against this repository's sources.
+// `pulumi up`, `pulumi preview --expect-no-changes`, `pulumi destroy`. The pages on the generated
+// SDK (@pulumi-cloudplatform/sdk) get its tarball and the plugin installed from its own, as
+// docs/languages.md says. Then every page's TypeScript, deployed or not, type-checked by the
+// installed TypeScript against the installed packages (what a reader's editor sees), not against
+// this repository's sources.
 //
-// npm installs once, into one folder; each page's folder is a copy of it (node_modules hard-linked,
-// which npm and Pulumi only read), so each story still starts from a folder of its own. Each page
-// has its own emulator (docs/resources.md rotates the project's API key) and runs beside the others.
+// npm installs once per package, into one folder; each page's folder is a copy of it (node_modules
+// hard-linked, which npm and Pulumi only read), so each story still starts from a folder of its
+// own. Each page has its own emulator (docs/resources.md rotates the project's API key) and runs
+// beside the others.
 // The only changes to the text are the values the reader has and we do not (`substitutions`), put
 // in place by the harness; the files a program reads (media, a site's folder) are made beside it.
 import { execFile } from "node:child_process";
@@ -23,7 +26,7 @@ import { docPages, repoRoot } from "../support/doc-links.mts";
 import { emulatorState } from "../support/platform.mts";
 import { needs } from "../support/tools.mts";
 import { languageHostFolder, npmEnv, npmPack, plainPath, pulumiNewTypescript } from "./support/packages.js";
-import { pulumiBinDir } from "./support/plugin-cli.js";
+import { packPlugin, pluginVersion, pulumiBinDir } from "./support/plugin-cli.js";
 import { speak } from "./support/transcript.js";
 
 const run = promisify(execFile);
@@ -43,6 +46,12 @@ interface Prepared {
 
 interface Story {
   readonly page: string;
+  /**
+   * The package it uses: the dynamic one (`pulumi-cloudplatform`), or the generated SDK
+   * (`@pulumi-cloudplatform/sdk`), installed from its tarball beside the plugin, installed with
+   * `pulumi plugin install … --file` (docs/languages.md).
+   */
+  readonly sdk?: true;
   /** Which part of the page it deploys, when not all of it. */
   readonly part?: string;
   /** The blocks it deploys, and the program they make (default: all of the page's, as `programOf`). */
@@ -126,6 +135,8 @@ const stories: readonly Story[] = [
     bucketsLeft: 0,
   },
   { page: "docs/rotation.md", bucketsLeft: 0 },
+  { page: "docs/_index.md", part: "TypeScript", sdk: true, bucketsLeft: 0 },
+  { page: "docs/languages.md", part: "Node.js (generated)", sdk: true, bucketsLeft: 0 },
   { page: "docs/transcript.md", files: keynote, bucketsLeft: 0 },
   { page: "docs/objects.md", files: site, bucketsLeft: 0 },
 ];
@@ -135,16 +146,20 @@ describe(
   needs("espeak-ng"),
   () => {
     let scratch: string;
+    /** The installed folders: the dynamic package's, the generated SDK's. */
     let base: string;
+    let baseSdk: string;
     let env: Record<string, string>;
     const emulators: Emulator[] = [];
 
     beforeAll(async () => {
       scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-doc-programs-"));
-      const [tarball, binDir, hostDir] = await Promise.all([
+      const [tarball, binDir, hostDir, sdkPack, pluginTarball] = await Promise.all([
         npmPack(".", path.join(scratch, "packed")),
         pulumiBinDir(),
         languageHostFolder(scratch),
+        run("npm", ["run", "--silent", "sdk:pack", "--", "--out-dir", path.join(scratch, "sdk")], { cwd: repoRoot }),
+        packPlugin(path.join(scratch, "plugin")),
       ]);
       env = {
         ...npmEnv(),
@@ -156,8 +171,17 @@ describe(
       };
       recording = await speak(path.join(scratch, "keynote.wav"), "welcome to the keynote about pulumi");
       base = path.join(scratch, "base");
-      // As the README's reader installs it: the template's packages, then the release's tarball.
-      await pulumiNewTypescript(base, "docs", { env, add: [tarball] });
+      baseSdk = path.join(scratch, "base-sdk");
+      const sdkTarball = sdkPack.stdout.trim().split("\n").pop() ?? "";
+      // As the README's reader installs it: the template's packages, then the release's tarball
+      // (docs/languages.md's reader: the SDK's tarball, and the plugin's into PULUMI_HOME).
+      await Promise.all([
+        pulumiNewTypescript(base, "docs", { env, add: [tarball] }),
+        pulumiNewTypescript(baseSdk, "docs", { env, add: [sdkTarball] }),
+        run("pulumi", ["plugin", "install", "resource", "cloudplatform", pluginVersion(), "--file", pluginTarball], {
+          env,
+        }),
+      ]);
     }, 600_000);
 
     afterAll(async () => {
@@ -177,8 +201,9 @@ describe(
         const dir = path.join(scratch, slug);
         // node_modules hard-linked (read only); the rest copied, since each story writes its index.ts.
         await mkdir(dir);
-        await run("cp", ["-al", path.join(base, "node_modules"), dir]);
-        await run("cp", ["Pulumi.yaml", "package.json", "package-lock.json", "tsconfig.json", dir], { cwd: base });
+        const installed = story.sdk ? baseSdk : base;
+        await run("cp", ["-al", path.join(installed, "node_modules"), dir]);
+        await run("cp", ["Pulumi.yaml", "package.json", "package-lock.json", "tsconfig.json", dir], { cwd: installed });
         const emulator = await launchEmulator();
         emulators.push(emulator);
         const prepared = (await story.before?.(emulator)) ?? {};
@@ -228,51 +253,49 @@ describe(
       600_000,
     );
 
+    /** `tsc --noEmit` in `dir` over the programs of the pages that use `pkg` and only what its reader installs. */
+    async function typecheck(dir: string, pkg: string): Promise<string[]> {
+      const allowed = new Set(["@pulumi/pulumi", pkg]);
+      const programs: Array<{ page: string; blocks: DocBlock[]; file: string }> = [];
+      for (const page of docPages()) {
+        const blocks = await tsBlocksOf(page);
+        const text = programOf(page, blocks);
+        const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1]!);
+        const usesOnly = imports.includes(pkg) && imports.every((name) => allowed.has(name));
+        // A top-level await (emulator/README.md) needs an ES module: left to the unit tier.
+        if (blocks.length === 0 || /^await /m.test(text) || !usesOnly) continue;
+        const file = `doc-${page.replace(/[^a-z0-9]+/gi, "-")}.ts`;
+        await writeFile(path.join(dir, file), `${text}\nexport {};\n`);
+        programs.push({ page, blocks, file });
+      }
+      const config = {
+        extends: "./tsconfig.json",
+        compilerOptions: { noEmit: true },
+        files: programs.map((p) => p.file),
+      };
+      await writeFile(path.join(dir, "tsconfig.docs.json"), JSON.stringify(config));
+      const tsc = path.join(dir, "node_modules", ".bin", "tsc");
+      const found = await run(tsc, ["-p", "tsconfig.docs.json", "--pretty", "false"], { cwd: dir, env }).then(
+        () => "",
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      expect(found, `${pkg}: the documentation's TypeScript does not compile against the installed package`).toBe("");
+      for (const { blocks } of programs) recordUse(blocks, "type-checked", self);
+      return programs.map((p) => p.page);
+    }
+
+    // The harness's example (docs/architecture.md) and the emulator's (emulator/README.md) are
+    // type-checked by test/unit/doc-examples.test.ts against the sources.
     it.concurrent(
-      "every page's TypeScript type-checks against the installed package (tsc --noEmit)",
+      "every page's TypeScript type-checks against the installed packages (tsc --noEmit)",
       async () => {
-        // The pages whose programs use this package and only what its reader installs: the generated
-        // SDK's (@pulumi-cloudplatform/sdk), the emulator's and the harness's examples are checked by
-        // test/unit/doc-examples.test.ts against the sources.
-        const installed = new Set(["@pulumi/pulumi", "pulumi-cloudplatform"]);
-        const programs: Array<{ page: string; blocks: DocBlock[]; file: string }> = [];
-        for (const page of docPages()) {
-          const blocks = await tsBlocksOf(page);
-          const text = programOf(page, blocks);
-          const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1]!);
-          if (
-            blocks.length === 0 ||
-            /^await /m.test(text) ||
-            !imports.includes("pulumi-cloudplatform") ||
-            !imports.every((name) => installed.has(name))
-          )
-            continue;
-          const file = `doc-${page.replace(/[^a-z0-9]+/gi, "-")}.ts`;
-          await writeFile(path.join(base, file), `${text}\nexport {};\n`);
-          programs.push({ page, blocks, file });
-        }
-        expect(programs.map((p) => p.page)).toEqual(
-          expect.arrayContaining([...stories.map((s) => s.page), "README.md"]),
+        const [dynamic, generated] = await Promise.all([
+          typecheck(base, "pulumi-cloudplatform"),
+          typecheck(baseSdk, "@pulumi-cloudplatform/sdk"),
+        ]);
+        expect([...dynamic, ...generated]).toEqual(
+          expect.arrayContaining([...stories.map((s) => s.page), "README.md", "docs/public-api.md"]),
         );
-        const config = {
-          extends: "./tsconfig.json",
-          compilerOptions: { noEmit: true },
-          files: programs.map((p) => p.file),
-        };
-        await writeFile(path.join(base, "tsconfig.docs.json"), JSON.stringify(config));
-        const tsc = await run(
-          path.join(base, "node_modules", ".bin", "tsc"),
-          ["-p", "tsconfig.docs.json", "--pretty", "false"],
-          {
-            cwd: base,
-            env,
-          },
-        ).then(
-          () => "",
-          (error: { stdout?: string }) => error.stdout ?? String(error),
-        );
-        expect(tsc).toBe("");
-        for (const { blocks } of programs) recordUse(blocks, "type-checked", self);
       },
       300_000,
     );

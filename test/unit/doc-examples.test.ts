@@ -5,7 +5,11 @@
 // that program's names from `continues` below. Each is type-checked with the project's strict
 // options, `pulumi-cloudplatform` resolved to the dynamic SDK's source, `@pulumi-cloudplatform/sdk`
 // to the generated one's and `cloudplatform-emulator` to the emulator's. A renamed input or output,
-// a changed type or a removed lookup breaks this test before it breaks a reader.
+// a changed type or a removed lookup breaks this test before it breaks a reader. It runs in seconds,
+// from the sources, with nothing built; test/e2e/doc-programs.test.ts checks the same pages against
+// the packed packages as npm installs them (and deploys the programs), and the pages it leaves to
+// this test are the harness's excerpt, the emulator's top-level await and docs/import.md's program
+// on the file `cloudplatform-import` writes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
