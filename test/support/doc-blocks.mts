@@ -131,6 +131,21 @@ export function sectionBlocks(file: string, heading: string, level = 3, root = r
   return blocksOf(file, markdown).filter((block) => block.line > start + 1 && block.line <= end);
 }
 
+/** The bucket the examples of docs/rotation.md and docs/objects.md write to, as docs/resources.md declares it. */
+const bucketProgram = `import * as pulumi from "@pulumi/pulumi";
+import * as cloudplatform from "pulumi-cloudplatform";
+const bucket = new cloudplatform.Bucket("media", { forceDestroy: true });
+`;
+
+/**
+ * What a page's TypeScript example takes from a program its text names (the page says which): put
+ * before the page's blocks, it makes them the program a reader has once they followed that page.
+ */
+export const programContinues: Readonly<Record<string, string>> = {
+  "docs/rotation.md": bucketProgram, // "continues the program of Resources"
+  "docs/objects.md": bucketProgram, // "the outputs of a BucketCredential of the bucket"
+};
+
 /** What a test did with a block: ran it, or type-checked it against the SDK. */
 export interface BlockUse {
   readonly file: string;

@@ -5,7 +5,11 @@
 // that program's names from `continues` below. Each is type-checked with the project's strict
 // options, `pulumi-cloudplatform` resolved to the dynamic SDK's source, `@pulumi-cloudplatform/sdk`
 // to the generated one's and `cloudplatform-emulator` to the emulator's. A renamed input or output,
-// a changed type or a removed lookup breaks this test before it breaks a reader.
+// a changed type or a removed lookup breaks this test before it breaks a reader. It runs in seconds,
+// from the sources, with nothing built; test/e2e/doc-programs.test.ts checks the same pages against
+// the packed packages as npm installs them (and deploys the programs), and the pages it leaves to
+// this test are the harness's excerpt, the emulator's top-level await and docs/import.md's program
+// on the file `cloudplatform-import` writes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -15,7 +19,7 @@ import { plan } from "../../provider/import/plan.js";
 import { emptyHoldings } from "../../provider/import/stack.js";
 import { buildSchema } from "../../provider/plugin/schema.js";
 import { yamlProblems, type SchemaSpec } from "../support/schema-docs.js";
-import { blocksOf, recordUse } from "../support/doc-blocks.mts";
+import { blocksOf, programContinues, recordUse } from "../support/doc-blocks.mts";
 import { docPages } from "../support/doc-links.mts";
 
 const root = join(__dirname, "../..");
@@ -27,16 +31,9 @@ function tsBlocks(markdown: string): string[] {
   );
 }
 
-/** The bucket the examples of docs/rotation.md and docs/objects.md write to, as docs/resources.md declares it. */
-const bucketProgram = `import * as pulumi from "@pulumi/pulumi";
-import * as cloudplatform from "pulumi-cloudplatform";
-const bucket = new cloudplatform.Bucket("media", { forceDestroy: true });
-`;
-
 /** What a page's example takes from a program its text names (the page says which). */
 const continues: Record<string, string> = {
-  "docs/rotation.md": bucketProgram, // "continues the program of Resources"
-  "docs/objects.md": bucketProgram, // "the outputs of a BucketCredential of the bucket"
+  ...programContinues,
   // A test of the harness, as in test/e2e/: the hooks it names come from test/support/.
   "docs/architecture.md": `import { describe, expect, it } from "vitest";
 import { useExampleStack } from "./support/hooks.js";
