@@ -15,10 +15,10 @@
  * keeps a create from being repeated blindly once it may have been processed (docs/api-contract.md
  * §2.4); `retry` makes the attempt again while the fate and the policy allow (retry.ts, §2.2).
  */
-import type { Settings } from "./config.js";
+import type { Auth, Settings } from "./config.js";
 import { defaultRetryPolicy, type RetryPolicy } from "./retry.js";
 import { systemClock } from "./vocabulary.js";
-import { authenticate } from "./request/authenticate.js";
+import { authenticate, refusedCredential } from "./request/authenticate.js";
 import { classify } from "./request/classify.js";
 import { prepare } from "./request/prepare.js";
 import { handedToGate, paceFor, paced } from "./request/pace.js";
@@ -53,12 +53,21 @@ export class ApiClient {
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const req = prepare(opts, this.settings, this.options);
     const clock = this.options.clock ?? systemClock;
-    const { auth } = this.settings;
-    const gate = paceFor(clock, req.url.origin, auth.value, this.settings);
-    const once: Attempt<T> = async () => {
-      const answer = await authenticate(auth, req.base, this.bearerBases, (authorization) =>
+    const gate = paceFor(clock, req.url.origin, this.settings.auth.value, this.settings);
+    const current = () => this.options.currentAuth?.() ?? this.settings.auth;
+    const sendWith = (auth: Auth) =>
+      authenticate(auth, req.base, this.bearerBases, (authorization) =>
         paced(gate, clock, () => send(req, authorization, this.options.dispatcher)),
       );
+    const once: Attempt<T> = async () => {
+      let auth = current();
+      let answer = await sendWith(auth);
+      // Refused with a key this run has rotated meanwhile (an ApiKey resource beside this one): the
+      // request was not processed, so it goes again, once, with the key the run uses now.
+      if (answer.kind === "reply" && refusedCredential(answer.status) && current().value !== auth.value) {
+        auth = current();
+        answer = await sendWith(auth);
+      }
       return answer.kind === "reply" && isExpected(answer.status, opts.expectedStatus)
         ? read(answer, opts.schema, req.endpoint)
         : handedToGate(classify(answer, req, auth.kind, clock.now()));

@@ -124,7 +124,8 @@ export class Host {
   private client(): ApiClient {
     const settings = this.config.settings((m) => this.log.warn(m));
     if (this.cached?.settings !== settings) {
-      const options = { clock: this.clock, onRetry: this.log.warn, ...this.options.client };
+      const currentAuth = () => this.config.settings((m) => this.log.warn(m)).auth;
+      const options = { clock: this.clock, onRetry: this.log.warn, currentAuth, ...this.options.client };
       this.cached = { settings, client: new ApiClient(settings, options) };
     }
     return this.cached.client;

@@ -4,6 +4,7 @@
  * back (`Answer`), what one attempt came to (`Outcome`), and what the caller gets (`ApiResponse`).
  */
 import type { Dispatcher } from "undici";
+import type { Auth } from "../config.js";
 import type { CloudPlatformError } from "../errors.js";
 import type { RetryPolicy } from "../retry.js";
 import type { Clock } from "../vocabulary.js";
@@ -65,6 +66,12 @@ export interface ClientOptions {
   readonly clock?: Clock;
   readonly userAgent?: string;
   readonly onRetry?: (message: string) => void;
+  /**
+   * The credential the run authenticates with now. A run that rotates its own API key (an ApiKey
+   * resource) answers here with the new one, while requests sent with the old key may still be in
+   * flight: one the platform refuses is sent again with the new key (request/authenticate.ts).
+   */
+  readonly currentAuth?: () => Auth;
 }
 
 /** A request ready to send but for its Authorization header, which `authenticate` chooses. */

@@ -43,6 +43,37 @@ describe("ApiClient", () => {
     });
   });
 
+  it("sends a request refused with a key this run rotated meanwhile again, once, with the new key", async () => {
+    // An upload sent with the old key, answered after an ApiKey resource of the same run rotated it.
+    let current: Settings["auth"] = { kind: "apiKey", value: apiKey };
+    const refused = nock(base, { reqheaders: { authorization: apiKey } })
+      .post("/object-storage/buckets")
+      .reply(() => {
+        current = { kind: "apiKey", value: "cp-rotated-key" };
+        return [401, { error: { code: "unauthorized", message: "invalid API key" } }];
+      });
+    const resent = nock(base, { reqheaders: { authorization: "cp-rotated-key" } })
+      .post("/object-storage/buckets")
+      .reply(201, { id: "b1" });
+    const res = await client({ currentAuth: () => current }).request({
+      method: "POST",
+      path: "/object-storage/buckets",
+      body: { name: "media" },
+    });
+    expect(res).toMatchObject({ status: 201, data: { id: "b1" } });
+    expect(refused.isDone() && resent.isDone()).toBe(true);
+  });
+
+  it("does not send a refused request again when the run's key did not change", async () => {
+    nock(base, { reqheaders: { authorization: apiKey } })
+      .get("/dns/zones")
+      .reply(401, { error: { code: "unauthorized", message: "invalid API key" } });
+    const error = await thrown(() =>
+      client({ currentAuth: () => settings.auth }).request({ method: "GET", path: "/dns/zones" }),
+    );
+    expect(error).toMatchObject({ code: "CLOUDPLATFORM_UNAUTHORIZED" });
+  });
+
   it("uses apiUrl for the transcription base and encodes the query", async () => {
     nock(base).get("/tx/v1/transcripts/tr_1").query({ a: "b c" }).reply(200, { id: "tr_1" });
     const res = await client().request({
