@@ -6,11 +6,11 @@
 // could differ from one: when a module it loaded changed on disk since (a test that rewrites a
 // program's module or reinstalls its packages), or a request comes for another stack or backend
 // (the process's variables are the stack's). It then answers `stale` and exits; the caller sends the
-// request to a fresh process. The program's entry is loaded again for every operation anyway.
+// request to a fresh process. The program's own modules are loaded again for every operation anyway.
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { RunRequest } from "./runner.mts";
+import { isProgramModule, type RunRequest } from "./runner.mts";
 
 export interface ServeRequest {
   readonly id: number;
@@ -34,11 +34,12 @@ function fingerprint(file: string): string {
   }
 }
 
-/** Every loaded module but the program's entry (loaded again each time), with its fingerprint. */
+/** Every loaded module but the program's own (loaded again each time), with its fingerprint. */
 function loadedModules(request: RunRequest): Map<string, string> {
-  const entry = path.join(request.workDir, "index.js");
   const files = new Map<string, string>();
-  for (const file of Object.keys(moduleCache)) if (file !== entry) files.set(file, fingerprint(file));
+  for (const file of Object.keys(moduleCache)) {
+    if (!isProgramModule(request.workDir, file)) files.set(file, fingerprint(file));
+  }
   // Where the program's packages come from: a reinstall may point it elsewhere.
   const packages = path.join(request.workDir, "node_modules");
   files.set(

@@ -5,6 +5,7 @@
 // inside vitest) and by the demo.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -107,6 +108,16 @@ function stackEnv(ref: StackRef, binDir: string): Record<string, string> {
   return { ...rest, ...ref.loggedIn.env };
 }
 
+/**
+ * A module of the program in `workDir` (its entry, a module beside it), not of its packages: what
+ * runs again at every operation, as it would in a fresh process.
+ */
+export function isProgramModule(workDir: string, file: string): boolean {
+  const inside = (dir: string) => file.startsWith(dir + path.sep);
+  const underProgram = inside(workDir) || inside(realpathSync(workDir));
+  return underProgram && !file.includes(`${path.sep}node_modules${path.sep}`);
+}
+
 /** Loads the Automation API from the example's own install, so program and engine share one SDK copy. */
 function loadAutomation(workDir: string): typeof automation {
   return createRequire(path.join(workDir, "index.js"))("@pulumi/pulumi/automation") as typeof automation;
@@ -159,8 +170,9 @@ async function createStack(
   const entry = path.join(ref.workDir, "index.js");
   const load = createRequire(entry);
   const program = async (): Promise<Record<string, unknown>> => {
-    // Each operation must register the resources again: forget the module from an earlier run.
-    delete load.cache[load.resolve(entry)];
+    // Each operation must register the resources again: forget the program's modules (its entry
+    // and those it imports, which may declare resources too) from an earlier run; its packages stay.
+    for (const file of Object.keys(load.cache)) if (isProgramModule(ref.workDir, file)) delete load.cache[file];
     return { ...(load(entry) as Record<string, unknown>) };
   };
   const stack = await auto.LocalWorkspace.createOrSelectStack(

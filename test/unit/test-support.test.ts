@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { summarise, type VitestJsonReport } from "../support/summary.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
+import { isProgramModule } from "../../scripts/lib/runner.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -312,5 +313,23 @@ describe("the fresh-machine run's verdict (scripts/test-without-tools.mts)", () 
       "npm test exited with status 1",
       "no closing line `N passed, N failed, M skipped`",
     ]);
+  });
+});
+
+describe("the e2e runner, serving one stack's operations in one process", () => {
+  it("loads again every module of the program (the entry and those beside it), never its packages", async () => {
+    const workDir = await mkdtemp(path.join(tmpdir(), "runner-program-"));
+    try {
+      expect(isProgramModule(workDir, path.join(workDir, "index.js"))).toBe(true);
+      // A module the program imports, which declares resources too (cloudplatform-import's output).
+      expect(isProgramModule(workDir, path.join(workDir, "cloudplatform-imported.js"))).toBe(true);
+      expect(isProgramModule(workDir, path.join(workDir, "lib", "zones.js"))).toBe(true);
+      expect(isProgramModule(workDir, path.join(workDir, "node_modules", "pulumi-cloudplatform", "index.js"))).toBe(
+        false,
+      );
+      expect(isProgramModule(workDir, path.join(`${workDir}-other`, "index.js"))).toBe(false);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
   });
 });
