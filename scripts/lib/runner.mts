@@ -114,8 +114,23 @@ function stackEnv(ref: StackRef, binDir: string): Record<string, string> {
  */
 export function isProgramModule(workDir: string, file: string): boolean {
   const inside = (dir: string) => file.startsWith(dir + path.sep);
-  const underProgram = inside(workDir) || inside(realpathSync(workDir));
+  const underProgram = inside(workDir) || inside(realDir(workDir));
   return underProgram && !file.includes(`${path.sep}node_modules${path.sep}`);
+}
+
+/** A folder's real path, once per folder (asked for every loaded module); itself when it is gone. */
+const realDirs = new Map<string, string>();
+function realDir(dir: string): string {
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    try {
+      real = realpathSync(dir);
+    } catch {
+      real = dir;
+    }
+    realDirs.set(dir, real);
+  }
+  return real;
 }
 
 /** Loads the Automation API from the example's own install, so program and engine share one SDK copy. */
