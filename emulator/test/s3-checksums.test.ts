@@ -23,20 +23,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { crc32 } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { needs, runProgram } from "../../test/support/tools.mts";
-import { s3Client, signedRequest, startPlane, type RunningPlane } from "./s3-helpers.js";
+import { signedRequest, usePlane, type RunningPlane } from "./s3-helpers.js";
 
 let p: RunningPlane;
 let alpha: S3Client;
 
-beforeAll(async () => {
-  p = await startPlane();
-  alpha = s3Client(p.url, p.alpha);
-});
-afterAll(async () => {
-  alpha.destroy();
-  await p.close();
+usePlane((plane, client) => {
+  p = plane;
+  alpha = client;
 });
 
 type Mode = "WHEN_SUPPORTED" | "WHEN_REQUIRED";

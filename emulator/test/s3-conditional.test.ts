@@ -20,19 +20,15 @@ import {
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { HttpRequest } from "@smithy/protocol-http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { s3Client, signer, startPlane, type RunningPlane } from "./s3-helpers.js";
+import { describe, expect, it } from "vitest";
+import { s3Client, signer, usePlane, type RunningPlane } from "./s3-helpers.js";
 
 let p: RunningPlane;
 let alpha: S3Client;
 
-beforeAll(async () => {
-  p = await startPlane();
-  alpha = s3Client(p.url, p.alpha);
-});
-afterAll(async () => {
-  alpha.destroy();
-  await p.close();
+usePlane((plane, client) => {
+  p = plane;
+  alpha = client;
 });
 
 /** The S3 error a request ends with, or "ok". */

@@ -3,6 +3,7 @@
  * buckets (alpha, beta) and three keys (alpha's, beta's, and a deactivated one of alpha).
  */
 import { S3Client } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll } from "vitest";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, request, type Server } from "node:http";
 import { Hash } from "@smithy/hash-node";
@@ -195,5 +196,23 @@ export async function signedRequest(
     method: options.method,
     headers: signed.headers,
     ...(options.body !== undefined ? { body: options.body } : {}),
+  });
+}
+
+/**
+ * The data plane of a test file, started before its tests with an S3 client of the plane's first
+ * credential, both closed after them; `use` receives them once started.
+ */
+export function usePlane(use: (plane: RunningPlane, alpha: S3Client) => void): void {
+  let plane: RunningPlane | undefined;
+  let alpha: S3Client | undefined;
+  beforeAll(async () => {
+    plane = await startPlane();
+    alpha = s3Client(plane.url, plane.alpha);
+    use(plane, alpha);
+  });
+  afterAll(async () => {
+    alpha?.destroy();
+    await plane?.close();
   });
 }

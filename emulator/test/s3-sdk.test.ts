@@ -11,19 +11,15 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { s3Client, startPlane, type RunningPlane } from "./s3-helpers.js";
+import { describe, expect, it } from "vitest";
+import { s3Client, usePlane, type RunningPlane } from "./s3-helpers.js";
 
 let p: RunningPlane;
 let alpha: S3Client;
 
-beforeAll(async () => {
-  p = await startPlane();
-  alpha = s3Client(p.url, p.alpha);
-});
-afterAll(async () => {
-  alpha.destroy();
-  await p.close();
+usePlane((plane, client) => {
+  p = plane;
+  alpha = client;
 });
 
 const errorOf = async (promise: Promise<unknown>) => {
