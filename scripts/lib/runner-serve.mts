@@ -10,7 +10,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { isProgramModule, type RunRequest } from "./runner.mts";
+import { isProgramModule, stackKey, type RunRequest } from "./runner.mts";
 
 export interface ServeRequest {
   readonly id: number;
@@ -26,9 +26,16 @@ export type ServeAnswer =
 const moduleCache = createRequire(import.meta.url).cache;
 
 function fingerprint(file: string): string {
-  try {
+  return orMissing(() => {
     const info = statSync(file);
     return `${info.mtimeMs}/${info.size}`;
+  });
+}
+
+/** What `read` gives, or "missing" when the file is not there. */
+function orMissing(read: () => string): string {
+  try {
+    return read();
   } catch {
     return "missing";
   }
@@ -44,24 +51,13 @@ function loadedModules(request: RunRequest): Map<string, string> {
   const packages = path.join(request.workDir, "node_modules");
   files.set(
     `${packages}/`,
-    (() => {
-      try {
-        return realpathSync(packages);
-      } catch {
-        return "missing";
-      }
-    })(),
+    orMissing(() => realpathSync(packages)),
   );
   // The project file: its name or runtime options are read once, when the stack is opened.
+  const project = path.join(request.workDir, "Pulumi.yaml");
   files.set(
-    path.join(request.workDir, "Pulumi.yaml"),
-    (() => {
-      try {
-        return readFileSync(path.join(request.workDir, "Pulumi.yaml"), "utf8");
-      } catch {
-        return "missing";
-      }
-    })(),
+    project,
+    orMissing(() => readFileSync(project, "utf8")),
   );
   return files;
 }
@@ -71,11 +67,6 @@ function changedModule(before: Map<string, string> | undefined, request: RunRequ
   const now = loadedModules(request);
   for (const [file, print] of before) if (now.get(file) !== print) return `${file} changed`;
   return undefined;
-}
-
-/** What the process's variables and opened stack are for: one stack on one backend. */
-function identityOf(request: RunRequest): string {
-  return JSON.stringify([request.workDir, request.stateDir, request.stackName, request.loggedIn ?? null]);
 }
 
 function send(message: ServeAnswer, then?: () => void): void {
@@ -90,10 +81,10 @@ export function serve(run: (request: RunRequest) => Promise<unknown>, deadlineSe
   process.on("disconnect", () => process.exit(0));
   process.on("message", (message: ServeRequest) => {
     const { id, request } = message;
-    identity ??= identityOf(request);
+    identity ??= stackKey(request);
     const stale = busy
       ? "an operation is running"
-      : identity !== identityOf(request)
+      : identity !== stackKey(request)
         ? "another stack or backend"
         : changedModule(modules, request);
     if (stale !== undefined) {

@@ -146,7 +146,8 @@ function loadAutomation(workDir: string): typeof automation {
 const commands = new Map<string, Promise<automation.PulumiCommand>>();
 const stacks = new Map<string, Promise<automation.Stack>>();
 
-function stackKey(ref: StackRef): string {
+/** One stack on one backend: what a served runner is for (runner-serve.mts), and its caches' key here. */
+export function stackKey(ref: StackRef): string {
   return JSON.stringify([ref.workDir, ref.stackName, ref.stateDir, ref.loggedIn ?? null]);
 }
 
