@@ -57,8 +57,9 @@ describe("a SyncedFolder sync interrupted in the middle", () => {
       "e2e",
       "cloudplatform-site",
     );
-    // Each request held back 40 ms: 600 uploads, 16 at a time, take a few seconds.
-    await site.platform.setFaults({ latencyMs: 40 });
+    // Each request held back 100 ms: 600 uploads, 16 at a time, take at least 4 s, and the 450 left
+    // once the kill is due at least 3 s, so that it lands mid-sync on a machine however loaded.
+    await site.platform.setFaults({ latencyMs: 100 });
     const running = stack.start("up", config);
     let ended = false;
     void running.result.then(() => (ended = true));

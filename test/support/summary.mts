@@ -4,6 +4,7 @@
 // (its tests show as skipped): such a file counts as one failure here, with its name.
 import path from "node:path";
 import { z } from "zod";
+import { phaseOf } from "./phases.mts";
 
 const assertionSchema = z.object({
   ancestorTitles: z.array(z.string()),
@@ -70,6 +71,35 @@ export function slowestFiles(report: VitestJsonReport, root: string, count = slo
     .map(({ name, seconds }) => `${seconds.toFixed(1).padStart(8)} s  ${name}`);
 }
 
+/**
+ * Each phase's wall time, how many files ran at once on average (file-seconds over wall seconds),
+ * and how long its last file ran after every other had ended: the time the phase left workers
+ * idle at its end. Measured so that a cut of the suite's time is aimed where the time goes.
+ */
+export function phaseFigures(report: VitestJsonReport, root: string): string[] {
+  const byPhase = new Map<string, { name: string; start: number; end: number }[]>();
+  for (const file of report.testResults) {
+    if (file.startTime === undefined || file.endTime === undefined) continue;
+    const name = path.relative(root, file.name) || file.name;
+    const phase = phaseOf(name);
+    byPhase.set(phase, [...(byPhase.get(phase) ?? []), { name, start: file.startTime, end: file.endTime }]);
+  }
+  const lines: string[] = [];
+  for (const [phase, files] of byPhase) {
+    const wall = (Math.max(...files.map((f) => f.end)) - Math.min(...files.map((f) => f.start))) / 1000;
+    const busy = files.reduce((sum, f) => sum + (f.end - f.start), 0) / 1000;
+    const [last, before] = [...files].sort((a, b) => b.end - a.end);
+    const alone = last && before ? Math.max(0, (last.end - Math.max(before.end, last.start)) / 1000) : 0;
+    const atOnce = wall > 0 ? busy / wall : 1;
+    lines.push(
+      `  ${phase.padEnd(18)} ${wall.toFixed(0).padStart(5)} s, ${files.length} file${files.length === 1 ? "" : "s"}, ` +
+        `${atOnce.toFixed(1)} at once on average` +
+        (last && before ? `; the last, ${last.name}, ran ${alone.toFixed(0)} s alone` : ""),
+    );
+  }
+  return lines;
+}
+
 export function closingLine(passed: number, failed: number, skipped: number): string {
   return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 }
@@ -123,6 +153,8 @@ export function summarise({ report, vitestStatus, root, onlyTag }: SummaryInput)
 
   const slowest = slowestFiles(parsed.data, root);
   const lines: string[] = slowest.length > 0 ? [`Slowest ${slowest.length} test files:`, ...slowest] : [];
+  const phases = phaseFigures(parsed.data, root);
+  if (phases.length > 0) lines.push("Phases (wall time, files at once, the end of each):", ...phases);
   let failed = failedTests.length + brokenFiles.length;
   if (failed === 0 && vitestStatus !== 0) {
     failed = 1;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { summarise, type VitestJsonReport } from "../support/summary.mts";
+import { phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule } from "../../scripts/lib/runner.mts";
 
@@ -129,6 +129,34 @@ describe("the closing summary", () => {
       "0 passed, 1 failed",
     ]);
     expect(summarise({ report: { tests: [] }, vitestStatus: 0, root }).failed).toBe(1);
+  });
+});
+
+describe("the phases' figures", () => {
+  const file = (name: string, start: number, end: number) => ({
+    name: `/repo/${name}`,
+    status: "passed",
+    startTime: start * 1000,
+    endTime: end * 1000,
+    assertionResults: [],
+  });
+
+  it("gives each phase its wall time, files at once, and how long its last file ran alone", () => {
+    const report = {
+      testResults: [
+        file("test/unit/a.test.ts", 0, 10),
+        file("emulator/test/b.test.ts", 0, 4),
+        file("test/e2e/c.test.ts", 10, 110),
+        file("test/e2e/d.test.ts", 10, 50),
+        file("test/e2e/e.test.ts", 50, 70),
+        file("test/e2e/state-backend-race.test.ts", 110, 150),
+      ],
+    };
+    expect(phaseFigures(report, "/repo")).toEqual([
+      "  unit and emulator     10 s, 2 files, 1.4 at once on average; the last, test/unit/a.test.ts, ran 6 s alone",
+      "  e2e                  100 s, 3 files, 1.6 at once on average; the last, test/e2e/c.test.ts, ran 40 s alone",
+      "  e2e alone             40 s, 1 file, 1.0 at once on average",
+    ]);
   });
 });
 
