@@ -38,6 +38,11 @@ export interface SituationSpec {
   readonly name: SituationName;
   readonly title: string;
   readonly rounds: number;
+  /**
+   * The rounds this lane plays, when a situation's rounds are shared by several lanes (each with
+   * its own emulator): `first` to `last` of `rounds`. All of them when absent.
+   */
+  readonly lane?: { readonly first: number; readonly last: number };
 }
 
 export const faultsSpec = (rounds: number): SituationSpec & { faults: Faults } => ({
@@ -154,7 +159,7 @@ async function playRounds(
 ): Promise<SituationResult> {
   const started = Date.now();
   const rounds: DeployRound[] = [];
-  for (let i = 1; i <= spec.rounds; i++) {
+  for (let i = spec.lane?.first ?? 1; i <= (spec.lane?.last ?? spec.rounds); i++) {
     const record = await guarded(ctx, spec.name, i, () => play(i));
     rounds.push(record);
     if (record.harnessError === undefined)

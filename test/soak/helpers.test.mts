@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, it } from "vitest";
-import { parseOptions, UsageError } from "./options.mts";
+import { lanesOf, parseOptions, UsageError } from "./options.mts";
 import { parseStat, processTree } from "../support/processes.mts";
 import { seeded } from "./random.mts";
 import { emptyAttributeFiles, errorSummary, isConflictError, isLockedError, repairState } from "../support/stacks.mts";
@@ -27,6 +27,18 @@ describe("parseOptions", () => {
     assert.equal(o.killRounds, 4);
     assert.deepEqual([...o.only], ["kills"]);
     assert.equal(o.recover, "echo {stack}");
+  });
+
+  it("shares the faults rounds between two lanes, and gives the other situations one each", () => {
+    const lanes = (argv: string[]) => {
+      const o = parseOptions(argv);
+      assert.ok(o !== "help");
+      return lanesOf(o).map((l) => `${l.name} ${l.first}-${l.last}/${l.rounds} +${l.seedOffset}`);
+    };
+    assert.deepEqual(lanes(["--short"]), ["faults 1-2/3 +1", "lost 1-2/2 +2", "kills 1-2/2 +3", "faults 3-3/3 +4"]);
+    assert.deepEqual(lanes([]), ["faults 1-10/20 +1", "lost 1-3/3 +2", "kills 1-16/16 +3", "faults 11-20/20 +4"]);
+    // One round of faults is one lane; a situation left out has none.
+    assert.deepEqual(lanes(["--rounds", "1", "--only", "faults,kills"]), ["faults 1-1/1 +1", "kills 1-16/16 +3"]);
   });
 
   it("refuses what it cannot use", () => {

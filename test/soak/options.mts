@@ -113,3 +113,33 @@ export function parseOptions(argv: readonly string[]): SoakOptions | "help" {
     keep: values.keep === true,
   };
 }
+
+/** One deployment the soak runs beside the others, with its own emulator and stacks. */
+export interface Lane {
+  readonly name: "faults" | "lost" | "kills";
+  /** Its stream of random choices: `--seed` plus this. */
+  readonly seedOffset: number;
+  /** The rounds it plays, first to last, of the situation's `rounds`. */
+  readonly first: number;
+  readonly last: number;
+  readonly rounds: number;
+}
+
+/**
+ * The deployments that run side by side. A round under faults takes the longest (70 s against 30
+ * for lost answers and 45 for a kill, short size, CI at 402f496) and the situation has the most
+ * rounds, so two lanes share its rounds: alone it ran 200 s of the short soak's 217, the last
+ * 110 s with nothing beside it. The other situations get one lane each.
+ */
+export function lanesOf(options: SoakOptions): Lane[] {
+  const lanes: Lane[] = [];
+  const add = (name: Lane["name"], rounds: number, seedOffset: number, first = 1, last = rounds) => {
+    if (options.only.has(name) && first <= last) lanes.push({ name, seedOffset, first, last, rounds });
+  };
+  const half = Math.ceil(options.rounds / 2);
+  add("faults", options.rounds, 1, 1, half);
+  add("lost", options.lostRounds, 2);
+  add("kills", options.killRounds, 3);
+  add("faults", options.rounds, 4, half + 1, options.rounds);
+  return lanes;
+}

@@ -12,7 +12,7 @@ import { pulumiBinDir, repoRoot } from "../../scripts/lib/paths.mts";
 import { declaredCreates } from "../support/compare.mts";
 import { faultRounds, faultsSpec, killRounds, killsSpec, lostSpec, type DeployContext } from "./deployments.mts";
 import { emulatorKills } from "./emulator-kills.mts";
-import { parseOptions, usage, UsageError, type SoakOptions } from "./options.mts";
+import { lanesOf, parseOptions, usage, UsageError, type Lane, type SoakOptions } from "./options.mts";
 import { Platform } from "../support/platform.mts";
 import { endEverything, watchChild } from "../support/processes.mts";
 import { seeded } from "./random.mts";
@@ -35,12 +35,12 @@ async function deploySituation(
   options: SoakOptions,
   tmp: string,
   example: { workDir: string; projectName: string },
-  name: "faults" | "lost" | "kills",
-  index: number,
+  { name, seedOffset, first, last }: Lane,
 ): Promise<SituationResult> {
-  const emulator = await startEmulatorProcess(path.join(tmp, `emulator-${name}.log`), [
+  const label = `${name}-${first}`;
+  const emulator = await startEmulatorProcess(path.join(tmp, `emulator-${label}.log`), [
     "--data-dir",
-    path.join(tmp, `emulator-${name}`),
+    path.join(tmp, `emulator-${label}`),
     "--quiet",
   ]);
   watchChild(emulator.process);
@@ -63,37 +63,58 @@ async function deploySituation(
         namePrefix: { value: d.namePrefix },
       },
       pulumiBinDir: pulumiBinDir(),
-      random: seeded(options.seed + index),
+      random: seeded(options.seed + seedOffset),
       ...(options.recover === undefined ? {} : { recoverCommand: options.recover }),
       log,
     };
+    const lane = { first, last };
     switch (name) {
       case "faults":
-        return await faultRounds(ctx, faultsSpec(options.rounds));
+        return await faultRounds(ctx, { ...faultsSpec(options.rounds), lane });
       case "lost":
-        return await faultRounds(ctx, lostSpec(options.lostRounds));
+        return await faultRounds(ctx, { ...lostSpec(options.lostRounds), lane });
       case "kills":
-        return await killRounds(ctx, killsSpec(options.killRounds));
+        return await killRounds(ctx, { ...killsSpec(options.killRounds), lane });
     }
   } finally {
     await emulator.stop();
   }
 }
 
+const laneName = (l: Lane): string =>
+  l.first === 1 && l.last === l.rounds ? l.name : `${l.name} (rounds ${l.first}-${l.last} of ${l.rounds})`;
+
+/** A situation played by several lanes, as one: its rounds in order, its time the longest lane's. */
+function mergeLanes(parts: readonly SituationResult[]): SituationResult {
+  const [head, ...rest] = parts;
+  if (head === undefined) throw new Error("a situation with no lane");
+  if (rest.length === 0) return head;
+  const unavailable = parts.find((p) => !p.available);
+  return {
+    ...head,
+    ...(unavailable ? { available: false, reason: unavailable.reason } : {}),
+    seconds: Math.max(...parts.map((p) => p.seconds)),
+    rounds: parts.flatMap((p) => p.rounds).sort((a, b) => a.round - b.round),
+    cycles: parts.flatMap((p) => p.cycles),
+  };
+}
+
 async function runSituations(options: SoakOptions, tmp: string): Promise<SituationResult[]> {
-  const deploys = (["faults", "lost", "kills"] as const).filter((s) => options.only.has(s));
+  const lanes = lanesOf(options);
+  const deploys = [...new Set(lanes.map((l) => l.name))];
   const results: SituationResult[] = [];
-  if (deploys.length > 0) {
+  if (lanes.length > 0) {
     log("installing the packed package into a copy of examples/soak");
     const example = await prepareExample("soak", tmp);
     const d = options.declaration;
     log(
       `program: ${d.buckets} buckets (half auto-named), ${d.credentialsPerBucket} credentials each, ${d.zones} zones ` +
-        `= ${declaredCreates(d)} resources; running ${deploys.join(", ")} side by side`,
+        `= ${declaredCreates(d)} resources; running ${lanes.map(laneName).join(", ")} side by side`,
     );
-    // Side by side: most of a round is waiting (engine start-up, retry back-off), and each
-    // situation has its own emulator and stacks, so they do not see each other's objects.
-    results.push(...(await Promise.all(deploys.map((name, i) => deploySituation(options, tmp, example, name, i + 1)))));
+    // Side by side: most of a round is waiting (engine start-up, retry back-off), and each lane
+    // has its own emulator and stacks, so they do not see each other's objects.
+    const played = await Promise.all(lanes.map((lane) => deploySituation(options, tmp, example, lane)));
+    results.push(...deploys.map((name) => mergeLanes(played.filter((r) => r.name === name))));
   }
   if (options.only.has("emulator"))
     results.push(await emulatorKills({ cycles: options.emulatorCycles, dir: tmp, random: seeded(options.seed), log }));
