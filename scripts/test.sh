@@ -49,8 +49,17 @@ export CLOUDPLATFORM_PACK_CACHE
 CLOUDPLATFORM_DOC_COVERAGE="$(mktemp -d)"
 export CLOUDPLATFORM_DOC_COVERAGE
 trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE" "$CLOUDPLATFORM_DOC_COVERAGE"' EXIT
+# CPU seconds this shell and the children it waited for have used (/proc: utime, stime, cutime,
+# cstime): the suite is CPU-bound when the vitest run's CPU nears twice its wall time on two cores.
+# A process that outlives its parent is not counted: a lower bound.
+cpu_seconds() { awk -v tick="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15 + $16 + $17) / tick }' "/proc/$$/stat"; }
+vitest_started=$SECONDS
+cpu_before="$(cpu_seconds 2>/dev/null || echo 0)"
 vitest_status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || vitest_status=$?
+vitest_wall=$((SECONDS - vitest_started))
+vitest_cpu=$(($(cpu_seconds 2>/dev/null || echo 0) - cpu_before))
+echo "vitest: ${vitest_wall} s wall, ${vitest_cpu} s of CPU on $(nproc 2>/dev/null || echo "?") cores"
 # The closing line and the exit status come from one place, so they cannot disagree.
 status=0
 node scripts/test-summary.mts "$report" "$vitest_status" || status=$?
