@@ -2,6 +2,7 @@
 // Prints what was skipped and why, what failed, and the closing line; exits 1 when anything failed.
 import { readFileSync } from "node:fs";
 import { summarise } from "../test/support/summary.mts";
+import { timingsVariable, type FileTiming } from "../test/support/timing-reporter.mts";
 import { repoRoot } from "./lib/paths.mts";
 
 const [reportFile = "", status = "1"] = process.argv.slice(2);
@@ -13,6 +14,14 @@ try {
 }
 // Set by scripts/test-without-tools.mts for its `--tags-filter` run.
 const onlyTag = process.env["CLOUDPLATFORM_SUMMARY_ONLY_TAG"] || undefined;
-const summary = summarise({ report, vitestStatus: Number(status), root: repoRoot, onlyTag });
+// Written by test/support/timing-reporter.mts when scripts/test.sh named the file: spans with hooks.
+let timings: FileTiming[] | undefined;
+try {
+  const file = process.env[timingsVariable];
+  timings = file ? (JSON.parse(readFileSync(file, "utf8")) as FileTiming[]) : undefined;
+} catch {
+  timings = undefined;
+}
+const summary = summarise({ report, vitestStatus: Number(status), root: repoRoot, onlyTag, timings });
 for (const line of summary.lines) console.log(line);
 process.exit(summary.failed > 0 ? 1 : 0);

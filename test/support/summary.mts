@@ -5,6 +5,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { phaseOf } from "./phases.mts";
+import type { FileTiming } from "./timing-reporter.mts";
 
 const assertionSchema = z.object({
   ancestorTitles: z.array(z.string()),
@@ -49,6 +50,8 @@ export interface SummaryInput {
    * on purpose, counted apart, and one that ran anyway is a failure (the run must cover exactly the tagged).
    */
   readonly onlyTag?: string;
+  /** Each file's span with its hooks, from the timing reporter, when the run had it. */
+  readonly timings?: readonly FileTiming[];
 }
 
 const skippedStates = new Set(["skipped", "pending", "todo"]);
@@ -58,14 +61,33 @@ const tests = (n: number): string => `${n} ${n === 1 ? "test" : "tests"}`;
 /** How many of the slowest files the summary names: a slow test is seen the day it lands. */
 export const slowestShown = 20;
 
-/** The `count` slowest files of the report, slowest first, as `  123.4 s  test/e2e/x.test.ts`. */
-export function slowestFiles(report: VitestJsonReport, root: string, count = slowestShown): string[] {
-  return report.testResults
-    .flatMap((file) =>
-      file.startTime !== undefined && file.endTime !== undefined
-        ? [{ name: path.relative(root, file.name) || file.name, seconds: (file.endTime - file.startTime) / 1000 }]
-        : [],
-    )
+/** A test file's span of wall time, its name relative to the repository. */
+export interface FileSpan {
+  readonly name: string;
+  /** ms since the epoch. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Each file's span: from the timing reporter (test/support/timing-reporter.mts: hooks included)
+ * when it wrote one, else from vitest's JSON report (first test's start to last test's end).
+ */
+export function fileSpans(report: VitestJsonReport, root: string, timings?: readonly FileTiming[]): FileSpan[] {
+  const relative = (file: string) => path.relative(root, file) || file;
+  if (timings !== undefined && timings.length > 0)
+    return timings.map((t) => ({ name: relative(t.file), start: t.start, end: t.end }));
+  return report.testResults.flatMap((file) =>
+    file.startTime !== undefined && file.endTime !== undefined
+      ? [{ name: relative(file.name), start: file.startTime, end: file.endTime }]
+      : [],
+  );
+}
+
+/** The `count` slowest files, slowest first, as `  123.4 s  test/e2e/x.test.ts`. */
+export function slowestFiles(spans: readonly FileSpan[], count = slowestShown): string[] {
+  return spans
+    .map(({ name, start, end }) => ({ name, seconds: (end - start) / 1000 }))
     .sort((a, b) => b.seconds - a.seconds)
     .slice(0, count)
     .map(({ name, seconds }) => `${seconds.toFixed(1).padStart(8)} s  ${name}`);
@@ -76,13 +98,11 @@ export function slowestFiles(report: VitestJsonReport, root: string, count = slo
  * and how long its last file ran after every other had ended: the time the phase left workers
  * idle at its end. Measured so that a cut of the suite's time is aimed where the time goes.
  */
-export function phaseFigures(report: VitestJsonReport, root: string): string[] {
-  const byPhase = new Map<string, { name: string; start: number; end: number }[]>();
-  for (const file of report.testResults) {
-    if (file.startTime === undefined || file.endTime === undefined) continue;
-    const name = path.relative(root, file.name) || file.name;
-    const phase = phaseOf(name);
-    byPhase.set(phase, [...(byPhase.get(phase) ?? []), { name, start: file.startTime, end: file.endTime }]);
+export function phaseFigures(spans: readonly FileSpan[]): string[] {
+  const byPhase = new Map<string, FileSpan[]>();
+  for (const span of spans) {
+    const phase = phaseOf(span.name);
+    byPhase.set(phase, [...(byPhase.get(phase) ?? []), span]);
   }
   const lines: string[] = [];
   for (const [phase, files] of byPhase) {
@@ -104,7 +124,7 @@ export function closingLine(passed: number, failed: number, skipped: number): st
   return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 }
 
-export function summarise({ report, vitestStatus, root, onlyTag }: SummaryInput): Summary {
+export function summarise({ report, vitestStatus, root, onlyTag, timings }: SummaryInput): Summary {
   const parsed = report === undefined ? undefined : reportSchema.safeParse(report);
   if (!parsed?.success) {
     const why = parsed ? "a report vitest wrote in a shape this summary does not know" : "no report from vitest";
@@ -151,9 +171,10 @@ export function summarise({ report, vitestStatus, root, onlyTag }: SummaryInput)
     }
   }
 
-  const slowest = slowestFiles(parsed.data, root);
+  const spans = fileSpans(parsed.data, root, timings);
+  const slowest = slowestFiles(spans);
   const lines: string[] = slowest.length > 0 ? [`Slowest ${slowest.length} test files:`, ...slowest] : [];
-  const phases = phaseFigures(parsed.data, root);
+  const phases = phaseFigures(spans);
   if (phases.length > 0) lines.push("Phases (wall time, files at once, the end of each):", ...phases);
   let failed = failedTests.length + brokenFiles.length;
   if (failed === 0 && vitestStatus !== 0) {

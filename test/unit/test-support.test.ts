@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
+import { fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule } from "../../scripts/lib/runner.mts";
 
@@ -152,11 +152,20 @@ describe("the phases' figures", () => {
         file("test/e2e/state-backend-race.test.ts", 110, 150),
       ],
     };
-    expect(phaseFigures(report, "/repo")).toEqual([
+    expect(phaseFigures(fileSpans(report, "/repo"))).toEqual([
       "  unit and emulator     10 s, 2 files, 1.4 at once on average; the last, test/unit/a.test.ts, ran 6 s alone",
       "  e2e                  100 s, 3 files, 1.6 at once on average; the last, test/e2e/c.test.ts, ran 40 s alone",
       "  e2e alone             40 s, 1 file, 1.0 at once on average",
     ]);
+  });
+
+  it("takes the files' spans with their hooks from the timing reporter when it wrote them", () => {
+    const report = { testResults: [file("test/e2e/c.test.ts", 30, 40)] };
+    const timings = [{ file: "/repo/test/e2e/c.test.ts", start: 0, end: 40_000 }];
+    expect(fileSpans(report, "/repo", timings)).toEqual([{ name: "test/e2e/c.test.ts", start: 0, end: 40_000 }]);
+    expect(fileSpans(report, "/repo", [])).toEqual([{ name: "test/e2e/c.test.ts", start: 30_000, end: 40_000 }]);
+    const text = summarise({ report, vitestStatus: 0, root: "/repo", timings }).lines.join("\n");
+    expect(text).toContain("    40.0 s  test/e2e/c.test.ts");
   });
 });
 
