@@ -3,9 +3,9 @@
 // installed from its tarball with `pulumi plugin install --file`, nothing of this repository on
 // PATH. Every resource type, a lookup, the credential's life (deactivate, rotate), a two-slot
 // rotation, refresh, drift made outside, adoption of objects made outside, secrets kept secret,
-// destroy. And the Go program of docs/languages.md, run exactly as its text says. Go builds the program; the
-// Transcript's speech needs espeak-ng, ffmpeg and pocketsphinx, and only the test that adds it
-// declares them.
+// destroy. And the Go program of docs/languages.md, run exactly as its text says, and that of
+// docs/_index.md, built as written. Go builds the program; the Transcript's speech needs espeak-ng,
+// ffmpeg and pocketsphinx, and only the test that adds it declares them.
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { management, providerConfig, type Emulator } from "../support/emulator.j
 import { emulatorState } from "../support/platform.mts";
 import { packPlugin, PluginSandbox, repoRoot, toolDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
+import { sectionBlocks } from "../support/doc-blocks.mts";
 import { bucketRequests, listKeys, readObject, requestsBetween } from "./support/objects.js";
 import { roundTrip, type S3Access } from "./support/s3.js";
 import { runProgram, needs } from "../support/tools.mts";
@@ -102,6 +103,32 @@ describe("the Go program of docs/languages.md, written as a reader would from th
   it("`go run . destroy` removes what it made", async () => {
     await shell("go run . destroy");
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
+// The Registry's overview gives a program only: the folder round it is the one docs/languages.md
+// makes (its steps up to `go mod tidy`). Its `pulumi.Run` main needs the CLI's Go language host,
+// which these machines lack, so it is built and vetted, not deployed.
+describe("the Go program of docs/_index.md, built as written against sdks/go", needs("go"), () => {
+  it("`go mod tidy`, `go vet` and `go build` pass in a fresh folder", async () => {
+    const [mainGo] = await readmeBlocks("Go", "docs/_index.md");
+    const [steps] = sectionBlocks("docs/languages.md", "Go");
+    if (mainGo?.language !== "go" || steps?.language !== "sh")
+      throw new Error("docs/_index.md ### Go: expected go; docs/languages.md ### Go: expected sh first");
+    const lines = steps.text.split("\n");
+    const tidy = lines.findIndex((line) => line.startsWith("go mod tidy"));
+    if (tidy < 0) throw new Error("docs/languages.md ### Go: no `go mod tidy` step");
+    const folder = { ...steps, text: lines.slice(0, tidy + 1).join("\n") };
+    const values = { repository: repoRoot, baseUrl: emulator.baseUrl, s3Url: emulator.s3Url };
+    const script = readerScript(folder, values, { "# write main.go (below), then:": "cp ../index-main.go main.go" });
+    const dir = await mkdtemp(path.join(sandbox.root, "index-go-"));
+    await writeFile(path.join(dir, "index-main.go"), mainGo.text);
+    await run("bash", ["-c", `${script}\ngo vet .\ngo build -o program .`], {
+      cwd: dir,
+      env: sandbox.env,
+      maxBuffer: 64 << 20,
+      timeout: 600_000,
+    });
   });
 });
 

@@ -2,7 +2,8 @@
 // install --file`, the YAML language host on PATH, and plain `pulumi` commands in the example's folder
 // (no Automation API), against the emulator. Nothing of this repository is on PATH. And the CLI's
 // `pulumi import` in a YAML project: it needs the project's language host, and YAML's is the one
-// these machines have. And the YAML program of docs/languages.md, run exactly as its text says.
+// these machines have. And the YAML programs of docs/languages.md, docs/executable-provider.md and
+// docs/_index.md, run exactly as their text says.
 import { execFile } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -380,6 +381,33 @@ describe("the YAML program of docs/languages.md, written as a reader would from 
 
   it("`pulumi destroy` removes what it made", async () => {
     await sandbox.cli(dir, ["destroy", "--yes"]);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
+// The Registry's overview gives the program only; the stack and its config are those of
+// docs/installation-configuration.md, as every YAML project here has them (stackIn).
+describe("the YAML program of docs/_index.md, as written", () => {
+  let pulumi: Cli;
+
+  beforeAll(async () => {
+    const [program] = await readmeBlocks("YAML", "docs/_index.md");
+    if (program?.language !== "yaml") throw new Error("docs/_index.md ### YAML: expected yaml");
+    const dir = path.join(sandbox.root, "index-yaml");
+    await mkdir(dir);
+    await writeFile(path.join(dir, "Pulumi.yaml"), program.text);
+    pulumi = await stackIn(dir);
+  });
+
+  it("`pulumi up` deploys it, the secret masked; a preview then changes nothing; `pulumi destroy` removes it", async () => {
+    await pulumi(["up", "--yes"]);
+    const outputs = JSON.parse(await pulumi(["stack", "output", "--json"])) as Outputs;
+    expect(String(outputs["accessKeyId"])).toMatch(/^CPAK/);
+    expect(outputs["endpoint"]).toBe(emulator.s3Url);
+    expect(outputs["secretAccessKey"]).toBe("[secret]");
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 1, credentials: 1 });
+    await pulumi(["preview", "--expect-no-changes"]);
+    await pulumi(["destroy", "--yes"]);
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
   });
 });
