@@ -73,7 +73,7 @@ try {
   for (const suite of chosen) {
     const before = load();
     log(`suite ${suite.name} (load average ${before})`);
-    const result = await suite.run({ rounds, short, sizes, workDir, log });
+    const result = await suite.run({ rounds, short, sizes, rows: wanted, workDir, log });
     loads[suite.name] = { before, after: load() };
     raw[suite.name] = result.raw;
     rows.push(...result.rows.filter((r) => wanted.size === 0 || wanted.has(r.id)));

@@ -6,8 +6,10 @@
 //   zones    N DNS zones (examples/soak);
 // and runs up, preview, up again (no change), refresh and destroy (zones: up and destroy). Times are
 // the engine's operation alone; API calls are the emulator's request counters (GET /_emulator/stats)
-// around each operation; state bytes come from `pulumi stack export`, divided by N.
+// around each operation; state bytes come from `pulumi stack export`, divided by N; the provider's
+// memory is the peak RSS of the provider process the engine starts (sampled from /proc).
 import { execFile } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { startEmulatorProcess, type RunningEmulator } from "../scripts/lib/emulator-process.mts";
 import { prepareExample } from "../scripts/lib/example-workspace.mts";
@@ -28,6 +30,8 @@ interface Variant {
   config(n: number, round: number, emulator: RunningEmulator): Record<string, ConfigEntry>;
   /** The operations run after `up`, in order (each timed, API calls counted). */
   readonly then: readonly Operation[];
+  /** The largest N it runs at (examples/soak takes at most 500 zones); larger Ns skip it. */
+  readonly maxN?: number;
 }
 
 export const connection = (emulator: RunningEmulator): Record<string, ConfigEntry> => ({
@@ -65,11 +69,13 @@ const variants: readonly Variant[] = [
     then: fullCycle,
   },
   {
-    // The floor in the buckets' dependency shape (bench/programs/floor): a reference in the details.
+    // The floor in the buckets' dependency shape (bench/programs/floor): a reference in the details,
+    // left out above 500, where its `up` and `destroy` alone take minutes on a small machine.
     name: "floor-pairs",
     program: { name: "floor", root: path.join(repoRoot, "bench", "programs") },
     config: (n, round, emulator) => floorConfig(n, round, emulator, true),
     then: ["destroy"],
+    maxN: 500,
   },
   {
     name: "buckets",
@@ -82,6 +88,7 @@ const variants: readonly Variant[] = [
     program: { name: "soak", root: path.join(repoRoot, "examples") },
     config: (n, round, emulator) => ({ ...connection(emulator), ...soak(0, n, `bench-z${n}-r${round}`) }),
     then: ["destroy"],
+    maxN: 500,
   },
 ];
 
@@ -97,6 +104,56 @@ interface Measured {
   /** After the first up: `pulumi stack export` bytes, and the resources it holds. */
   readonly stateBytes?: number;
   readonly stateResources?: number;
+  /** Peak RSS of the provider process during this operation (MiB; NaN when none was seen). */
+  readonly providerPeakMiB: number;
+}
+
+/** The processes that host a provider: the dynamic provider's host, or the plugin. */
+const providerCommand = /dynamic-provider|pulumi-resource-cloudplatform/;
+
+/**
+ * The highest peak RSS (VmHWM) of any provider process descended from this one, sampled every
+ * half second while `work` runs. VmHWM only grows, so the last sample before the process exits is
+ * its peak but for the last half second. Only this process's descendants: the machine is shared.
+ */
+async function providerPeak<T>(work: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
+  let peakKiB = Number.NaN;
+  const sample = async (): Promise<void> => {
+    const parents = new Map<number, number>();
+    const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+    await Promise.all(
+      pids.map(async (pid) => {
+        const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+        // The command name (in parentheses) may hold spaces: the parent pid is the 2nd field after it.
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (Number.isInteger(ppid)) parents.set(pid, ppid);
+      }),
+    );
+    const descends = (pid: number): boolean => {
+      for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
+      return false;
+    };
+    for (const pid of pids.filter(descends)) {
+      const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+      if (!providerCommand.test(command)) continue;
+      const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+      const hwm = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+      if (Number.isFinite(hwm)) peakKiB = Number.isNaN(peakKiB) ? hwm : Math.max(peakKiB, hwm);
+    }
+  };
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      await sample();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  try {
+    return { value: await work(), peakMiB: peakKiB / 1024 };
+  } finally {
+    sampling = false;
+    await loop;
+  }
 }
 
 /**
@@ -162,7 +219,9 @@ async function runVariant(
     const op: Operation = step === "up-same" ? "up" : step;
     const before = await apiRequests(emulator);
     const config = step === "up" ? variant.config(n, round, emulator) : undefined;
-    const result = await runStep({ ...base, op, ...(config ? { config } : {}) }, options.binDir);
+    const { value: result, peakMiB } = await providerPeak(() =>
+      runStep({ ...base, op, ...(config ? { config } : {}) }, options.binDir),
+    );
     const apiCalls = (await apiRequests(emulator)) - before;
     let state: Pick<Measured, "stateBytes" | "stateResources"> = {};
     if (step === "up") {
@@ -178,10 +237,17 @@ async function runVariant(
       seconds: result.seconds ?? Number.NaN,
       apiCalls,
       changes: result.changes ?? {},
+      providerPeakMiB: peakMiB,
       ...state,
     });
   }
-  const summary = measured.map((m) => `${m.step} ${m.seconds.toFixed(1)} s/${m.apiCalls} calls`).join(", ");
+  const summary = measured
+    .map(
+      (m) =>
+        `${m.step} ${m.seconds.toFixed(1)} s/${m.apiCalls} calls/${m.providerPeakMiB.toFixed(0)} MiB` +
+        (m.stateBytes === undefined ? "" : `/state ${m.stateBytes} B`),
+    )
+    .join(", ");
   options.log(`engine N=${n} round ${round}/${options.rounds} ${variant.name}: ${summary}`);
   return measured;
 }
@@ -208,8 +274,10 @@ function rowsFor(n: number, raw: readonly Measured[]): RowResult[] {
   // Buckets and credentials come in pairs, the second created after and deleted before the first:
   // the floor in that shape tells what the shape costs the engine from what the provider does.
   const inPairs = (step: "up" | "destroy") =>
-    `; the floor in pairs (that dependency shape) ${seconds("floor-pairs", step).toFixed(2)} s, ` +
-    `same-round ratio to it ${ratio(paired("buckets", step, "floor-pairs"))}`;
+    pick("floor-pairs", step).length === 0
+      ? ""
+      : `; the floor in pairs (that dependency shape) ${seconds("floor-pairs", step).toFixed(2)} s, ` +
+        `same-round ratio to it ${ratio(paired("buckets", step, "floor-pairs"))}`;
   const timeRow = (id: string, variant: string, step: Measured["step"], what: string, more = ""): RowResult => {
     const value = seconds(variant, step) / seconds("floor", step);
     return {
@@ -225,12 +293,16 @@ function rowsFor(n: number, raw: readonly Measured[]): RowResult[] {
     };
   };
   const perResource = (variant: string) => median(pick(variant, "up").map((m) => (m.stateBytes ?? NaN) / n));
+  const zones = pick("zones", "up").length > 0;
+  // The provider process's peak RSS over an operation, median of the rounds.
+  const peak = (variant: string, step: Measured["step"]) => median(pick(variant, step).map((m) => m.providerPeakMiB));
+  const mib = (value: number) => `${value.toFixed(0)} MiB`;
   const created = calls("buckets", "up");
   const refreshed = calls("buckets", "refresh");
   const unchanged = calls("buckets", "preview") + calls("buckets", "up-same");
   return [
     timeRow("up-buckets", "buckets", "up", `\`up\` creating ${n / 2} buckets + ${n / 2} credentials`, inPairs("up")),
-    timeRow("up-zones", "zones", "up", `\`up\` creating ${n} zones`),
+    ...(zones ? [timeRow("up-zones", "zones", "up", `\`up\` creating ${n} zones`)] : []),
     ...(["preview", "up-same", "refresh", "destroy"] as const).map((step) =>
       timeRow(
         step,
@@ -247,7 +319,7 @@ function rowsFor(n: number, raw: readonly Measured[]): RowResult[] {
       now: `${created} calls`,
       goal: `${n} (one per resource)`,
       met: created <= n,
-      detail: `zones: ${calls("zones", "up")} calls for ${n} zones`,
+      detail: zones ? `zones: ${calls("zones", "up")} calls for ${n} zones` : `no zones at this N`,
     },
     {
       id: "api-refresh",
@@ -274,7 +346,18 @@ function rowsFor(n: number, raw: readonly Measured[]): RowResult[] {
       now: `${(perResource("buckets") / 1000).toFixed(1)} KB vs floor ${(perResource("floor") / 1000).toFixed(1)} KB`,
       goal: "≤ the floor's",
       met: perResource("buckets") <= perResource("floor"),
-      detail: `zones ${(perResource("zones") / 1000).toFixed(1)} KB`,
+      detail: zones ? `zones ${(perResource("zones") / 1000).toFixed(1)} KB` : `no zones at this N`,
+    },
+    {
+      id: "provider-memory",
+      n,
+      what: "peak RSS of the provider process, creating `up` (floor: its no-op provider in the same host)",
+      now: `${mib(peak("buckets", "up"))} vs floor ${mib(peak("floor", "up"))}`,
+      goal: "— (how it grows with N)",
+      met: undefined,
+      detail: (["preview", "refresh", "destroy"] as const)
+        .map((step) => `${step} ${mib(peak("buckets", step))} vs ${mib(peak("floor", step))}`)
+        .join("; "),
     },
   ];
 }
@@ -292,6 +375,7 @@ export const engineSuite: Suite = {
     "api-refresh",
     "api-nochange",
     "state-bytes",
+    "provider-memory",
   ],
   async run(options) {
     const binDir = pulumiBinDir();
@@ -309,7 +393,7 @@ export const engineSuite: Suite = {
     try {
       for (const n of options.sizes) {
         for (let round = 1; round <= options.rounds; round++) {
-          for (const variant of rotation(variants, round)) {
+          for (const variant of rotation(variants, round).filter((v) => n <= (v.maxN ?? n))) {
             raw.push(...(await runVariant(variant, n, round, workDirs, emulator, { ...options, binDir })));
           }
         }

@@ -27,6 +27,8 @@ export interface SuiteOptions {
   readonly short: boolean;
   /** Resources per program, for the suites whose rows have an N. */
   readonly sizes: readonly number[];
+  /** The rows asked for with `--row` (empty: all), so a suite can skip the cases no row needs. */
+  readonly rows: ReadonlySet<string>;
   /** Scratch space, removed after the run. */
   readonly workDir: string;
   readonly log: (message: string) => void;
