@@ -1,8 +1,9 @@
 // The emulator as an infra repository installs it: `npm pack` in emulator/, the tarball installed
 // into an empty folder outside this repository (npm resolves its dependencies; nothing of this
-// repository's node_modules can be found), then `npx cloudplatform-emulator` there, its JSON line
+// repository's node_modules can be found), then `npx cloudplatform-emulator` there (emulator/README.md's
+// block as written, the variables it exports from the JSON line checked), its JSON line
 // read and its API called, over the management API and over S3 with the credential it hands out.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { builtinModules } from "node:module";
@@ -10,7 +11,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { npmInstall, npmPack, npxEmulator, plainPath, type NpxEmulator } from "./support/packages.js";
+import { recordUse, sectionBlocks } from "../support/doc-blocks.mts";
+import {
+  npmInstall,
+  npmPack,
+  npxEmulator,
+  plainPath,
+  type EmulatorLine,
+  type NpxEmulator,
+} from "./support/packages.js";
 import { repoRoot } from "./support/plugin-cli.js";
 import { roundTrip } from "./support/s3.js";
 
@@ -41,6 +50,51 @@ afterAll(async () => {
   for (const emulator of running) await emulator.stop();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
+
+/**
+ * emulator/README.md's "Use it from a stack" block (## Run), run as written by bash in `cwd` (recorded as run),
+ * then the three variables it exported printed. Its `npx … &` outlives the script, as in a user's
+ * shell: a process group of its own (a terminal's), its stderr read as npxEmulator reads it.
+ */
+async function readmeEmulator(cwd: string): Promise<NpxEmulator> {
+  const block = sectionBlocks("emulator/README.md", "Run", 2).find((b) => b.text.includes("> .emulator.json &"));
+  if (block === undefined) throw new Error("emulator/README.md: its block that starts the emulator is gone");
+  recordUse([block], "ran", expect.getState().testPath ?? "test/e2e/emulator-package.test.ts");
+  const print = 'printf "%s\\n" "$CLOUDPLATFORM_BASE_URL" "$CLOUDPLATFORM_S3_URL" "$CLOUDPLATFORM_API_KEY"';
+  const child = spawn("bash", ["-c", `set -euo pipefail\n${block.text}${print}\n`], {
+    cwd,
+    env: { HOME: process.env.HOME ?? cwd, PATH: plainPath() },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  // stderr is shared with the emulator the block left running: it closes once that has exited.
+  const gone = new Promise<void>((resolve) => child.stderr.once("close", () => resolve()));
+  const stop = async (signal: NodeJS.Signals = "SIGINT") => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group has exited already
+      }
+    }
+    await gone;
+  };
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  try {
+    if (code !== 0) throw new Error(`the block failed (exit ${code}):\n${block.text}\n${stdout}\n${stderr}`);
+    const line = JSON.parse(await readFile(path.join(cwd, ".emulator.json"), "utf8")) as EmulatorLine;
+    // What the block exported is what the JSON line says.
+    expect(stdout.trim().split("\n")).toEqual([line.baseUrl, line.s3Url, line.apiKey]);
+    return { line, child, stderr: () => stderr, stop };
+  } catch (error) {
+    await stop(); // what the block left running, whatever failed
+    throw error;
+  }
+}
 
 describe("the packed emulator", () => {
   it("ships its launcher, its compiled code with types, the console's page, its README, LICENSE and manifest; no sources, tests or maps", async () => {
@@ -105,8 +159,8 @@ describe("the packed emulator", () => {
     expect(stdout).toContain("--data-dir <dir>");
   });
 
-  it("`npx cloudplatform-emulator` prints its JSON line and serves the management API and S3", async () => {
-    const emulator = await npxEmulator(infra, ["--data-dir", ".emulator"]);
+  it("emulator/README.md's block starts it with npx and sets the three variables from its JSON line; it serves the management API and S3", async () => {
+    const emulator = await readmeEmulator(infra);
     running.push(emulator);
     const { line } = emulator;
     expect(Object.keys(line).sort()).toEqual(["apiKey", "apiUrl", "baseUrl", "s3Url", "shape", "token"]);

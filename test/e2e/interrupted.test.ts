@@ -1,22 +1,25 @@
-// An interrupted deployment converges (README, "When a deployment is interrupted"): a SIGKILL of the
-// Pulumi CLI or of the program mid-`up`, then what a user does — `pulumi cancel` when the stack is
-// locked and `pulumi up`, with `cloudplatform-recover --yes` between them on another machine — leaves
-// the platform holding exactly what the stack holds, and `destroy` leaves it empty.
-// examples/soak at a small size, with the soak's own pieces (test/soak).
+// An interrupted deployment converges (docs/interruptions.md): a SIGKILL of the Pulumi CLI or of the
+// program mid-`up`, then what a user does — the page's blocks run as written in the program's folder,
+// `pulumi cancel` when the stack is locked and `pulumi up`, with `npx cloudplatform-recover --yes`
+// between them on another machine — leaves the platform holding exactly what the stack holds, and
+// `destroy` leaves it empty. examples/soak at a small size, with the soak's own pieces (test/soak).
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pulumiBinDir } from "../../scripts/lib/paths.mts";
+import { pulumiBinDir, repoRoot } from "../../scripts/lib/paths.mts";
 import { engineEnv } from "../../scripts/lib/runner.mts";
+import { recordUse, sectionBlocks, type DocBlock } from "../support/doc-blocks.mts";
 import { compare, holdingsFromExport, leftovers, total, type Declaration } from "../support/compare.mts";
 import { endAll, waitGone } from "../support/processes.mts";
 import { SoakStack, type Config } from "../support/stacks.mts";
 import { providerConfig } from "../support/emulator.js";
 import { useExampleStack } from "../support/hooks.js";
 import { killedUp as killUp } from "./support/kill.js";
+import { languageHostFolder } from "./support/packages.js";
+import { readerScript } from "./support/readme.js";
 
 const run = promisify(execFile);
 const declaration: Declaration = { buckets: 4, credentialsPerBucket: 2, zones: 2, namePrefix: "e2e" };
@@ -27,8 +30,13 @@ describe("an interrupted deployment", () => {
   const soak = useExampleStack("soak", { config: () => ({}) });
   let config: Config;
   const roots: string[] = [];
+  /** The Node.js language host `pulumi up` starts (the vendor's is not in this CLI build: packages.ts). */
+  let hostDir: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-interrupted-host-"));
+    roots.push(root);
+    hostDir = await languageHostFolder(root);
     config = {
       ...providerConfig(soak.emulator),
       "cloudplatform-soak:buckets": { value: String(declaration.buckets) },
@@ -79,7 +87,51 @@ describe("an interrupted deployment", () => {
   const killedUp = (stack: SoakStack, victim: "cli" | "program", ready: () => Promise<boolean>, latencyMs = 300) =>
     killUp({ platform: soak.platform, stack, config, victim, ready, faults: { latencyMs } });
 
-  async function ok(stack: SoakStack, op: "up" | "destroy" | "cancel"): Promise<void> {
+  /**
+   * The page's block `index` (0: same machine, 1: another machine), which must say `says`, run as
+   * written in the program's folder with the shell a user has there: the Pulumi CLI and node on PATH,
+   * the stack's backend and passphrase in the environment, the stack selected (by the killed `up`).
+   * Its comment "only if the CLI says the stack is locked" is an instruction: the `pulumi cancel`
+   * line runs only when the stack is locked. PULUMI_SKIP_CONFIRMATIONS stands for the reader's "yes"
+   * to the CLI's prompts (no terminal here). Recorded as run (test/support/doc-blocks.mts); its stdout.
+   */
+  async function runPageBlock(stack: SoakStack, index: number, says: string): Promise<string> {
+    const block: DocBlock | undefined = sectionBlocks("docs/interruptions.md", "When a deployment is interrupted", 1)[
+      index
+    ];
+    if (block?.language !== "sh" || !block.text.includes(says))
+      throw new Error(`docs/interruptions.md: its block ${index + 1} is no longer the sh block with \`${says}\``);
+    recordUse([block], "ran", expect.getState().testPath ?? "test/e2e/interrupted.test.ts");
+    const cancel = block.text.split("\n").find((line) => line.startsWith("pulumi cancel"));
+    const locked = await stack.isLocked();
+    // The page's blocks name no placeholder (no path, address or key): nothing of the reader's to put in.
+    const script = readerScript(
+      block,
+      { repository: "", baseUrl: "", s3Url: "" },
+      cancel && !locked ? { [cancel.trim()]: "" } : {},
+    );
+    const engine = engineEnv(stack.stateDir, pulumiBinDir());
+    const env = {
+      ...process.env,
+      ...engine,
+      PATH: [hostDir, engine.PATH].join(path.delimiter),
+      PULUMI_SKIP_CONFIRMATIONS: "true",
+      // The examples' shared install holds their runtime packages only; the language host compiles
+      // index.ts with the `typescript` a user's `npm install` puts there (a devDependency): the repository's.
+      NODE_PATH: path.join(repoRoot, "node_modules"),
+    };
+    const result = await run("bash", ["-c", script], {
+      cwd: soak.stack.workDir,
+      env,
+      maxBuffer: 64 << 20,
+      timeout: 600_000,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`docs/interruptions.md's block failed:\n${script}\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+    });
+    return result.stdout;
+  }
+
+  async function ok(stack: SoakStack, op: "destroy"): Promise<void> {
     const result = await stack.run(op, config);
     expect(result.ok, `pulumi ${op}: ${result.error ?? ""}`).toBe(true);
   }
@@ -109,8 +161,7 @@ describe("an interrupted deployment", () => {
         // and its node, which serves our resources) ends with its engine (provider/plugin/engine-watch.ts).
         expect(await waitGone(killed.slice(1), 15_000), "the killed run's processes ended").toBe(true);
         // The killed CLI's provider process may still be finishing its creates: the next run sees to it.
-        if (await stack.isLocked()) await ok(stack, "cancel");
-        await ok(stack, "up");
+        await runPageBlock(stack, 0, "pulumi up");
         await expectConverged(stack);
       } finally {
         await endAll(killed);
@@ -129,22 +180,16 @@ describe("an interrupted deployment", () => {
     const inFlight = async () => (await pendingCredentialCreatesOnDisk(stack)) > 0;
     await endAll(await killedUp(stack, "cli", inFlight, 2_000));
     await rm(path.join(stack.stateDir, "home", "cloudplatform"), { recursive: true, force: true });
-    if (await stack.isLocked()) await ok(stack, "cancel");
+    // `pulumi stack export` reads the checkpoint whether the stack is locked or not.
     const held = holdingsFromExport((await stack.run("export")).exported ?? "{}");
     expect(held.pending["creating"] ?? 0, "the killed up left creates pending in the stack").toBeGreaterThan(0);
     const before = compare(declaration, await soak.platform.inventory(), held);
-    const recovered = await run(
-      path.join(soak.stack.workDir, "node_modules", ".bin", "cloudplatform-recover"),
-      ["--yes", "--stack", "e2e"],
-      { cwd: soak.stack.workDir, env: { ...process.env, ...engineEnv(stack.stateDir, pulumiBinDir()) } },
-    ).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`cloudplatform-recover failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
-    });
+    // `pulumi cancel` if locked, `npx cloudplatform-recover --yes` (the selected stack), `pulumi up`.
+    const printed = await runPageBlock(stack, 1, "npx cloudplatform-recover");
     // It deleted what the interrupted creates made that the stack does not hold, and said so.
-    if (total(before.orphans) > 0) expect(recovered.stdout).toContain("deleted ");
-    expect(recovered.stdout).toContain("done: run `pulumi up`.");
-    expect(recovered.stdout).not.toContain(soak.emulator.apiKey);
-    await ok(stack, "up");
+    if (total(before.orphans) > 0) expect(printed).toMatch(/^ {2}deleted .*: made by /m);
+    expect(printed).toContain("done: run `pulumi up`.");
+    expect(printed).not.toContain(soak.emulator.apiKey);
     await expectConverged(stack);
   });
 });
