@@ -123,12 +123,20 @@ describe("the Go program of docs/_index.md, built as written against sdks/go", n
     const script = readerScript(folder, values, { "# write main.go (below), then:": "cp ../index-main.go main.go" });
     const dir = await mkdtemp(path.join(sandbox.root, "index-go-"));
     await writeFile(path.join(dir, "index-main.go"), mainGo.text);
-    await run("bash", ["-c", `${script}\ngo vet .\ngo build -o program .`], {
+    // The page's steps as a reader's shell runs them (they end in the folder they made); then vet
+    // and build there, through the tool gate.
+    const { stdout } = await run("bash", ["-c", `${script}\npwd`], {
       cwd: dir,
       env: sandbox.env,
       maxBuffer: 64 << 20,
       timeout: 600_000,
     });
+    const moduleDir = stdout.trim().split("\n").pop() ?? dir;
+    for (const args of [
+      ["vet", "."],
+      ["build", "-o", "program", "."],
+    ])
+      await runProgram("go", args, { cwd: moduleDir, env: sandbox.env, timeoutMs: 600_000 });
   });
 });
 
