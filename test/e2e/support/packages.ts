@@ -40,11 +40,9 @@ export function npmEnv(): Record<string, string> {
   const kept = Object.entries(process.env).filter(
     ([name, value]) =>
       value !== undefined &&
-      /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY|npm_config_.*|NODE_COMPILE_CACHE)$/i.test(
-        name,
-      ),
+      /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|HTTPS?_PROXY|NO_PROXY|npm_config_.*)$/i.test(name),
   ) as Array<[string, string]>;
-  return { ...Object.fromEntries(kept), HOME: process.env.HOME ?? tmpdir(), PATH: plainPath() };
+  return { ...Object.fromEntries(kept), ...compileCache(), HOME: process.env.HOME ?? tmpdir(), PATH: plainPath() };
 }
 
 /** Node's compile cache of the run, when it has one: it changes no behaviour, only the time a load takes. */
