@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { packCacheVariable } from "../../scripts/lib/pack-once.mts";
 import { repoRoot } from "../../scripts/lib/paths.mts";
 import type { ConfigEntry, Operation, RunResult } from "../../scripts/lib/runner.mts";
 import { watchRoot } from "./processes.mts";
@@ -19,8 +20,11 @@ export interface Running {
   readonly result: Promise<RunResult>;
 }
 
+/** The CLOUDPLATFORM_* variables a runner child keeps: where the toolchain and this run's packs are, no setting of the provider's. */
+const runnerVariables = new Set(["CLOUDPLATFORM_PULUMI_BIN_DIR", packCacheVariable]);
+
 /**
- * The environment of a runner child: no CLOUDPLATFORM_* from the caller's shell may reach the
+ * The environment of a runner child: no other CLOUDPLATFORM_* from the caller's shell may reach the
  * provider. Node's compile cache (the folder the provider's own compile-cache.ts uses) is on for the
  * runner and, through the engine, the dynamic provider's host: about 0.5 s less per operation.
  */
@@ -28,9 +32,7 @@ export function runnerEnv(): NodeJS.ProcessEnv {
   return {
     NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
     ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([key]) => !key.startsWith("CLOUDPLATFORM_") || key === "CLOUDPLATFORM_PULUMI_BIN_DIR",
-      ),
+      Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDPLATFORM_") || runnerVariables.has(key)),
     ),
   };
 }

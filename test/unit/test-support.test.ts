@@ -10,6 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import { fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule } from "../../scripts/lib/runner.mts";
+import { runnerEnv } from "../support/stacks.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -368,5 +369,24 @@ describe("the e2e runner, serving one stack's operations in one process", () => 
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the e2e runner's environment", () => {
+  beforeEach(() => {
+    vi.stubEnv("CLOUDPLATFORM_API_KEY", "cp-from-the-shell");
+    vi.stubEnv("CLOUDPLATFORM_BASE_URL", "http://127.0.0.1:1");
+    vi.stubEnv("CLOUDPLATFORM_PACK_CACHE", "/tmp/this-run-packs");
+    vi.stubEnv("CLOUDPLATFORM_PULUMI_BIN_DIR", "/opt/pulumi/bin");
+  });
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("keeps where the toolchain and the run's packs are, and no setting of the provider's", () => {
+    const env = runnerEnv();
+    expect(Object.keys(env).filter((k) => k.startsWith("CLOUDPLATFORM_")).sort()).toEqual([
+      "CLOUDPLATFORM_PACK_CACHE",
+      "CLOUDPLATFORM_PULUMI_BIN_DIR",
+    ]);
+    expect(env.CLOUDPLATFORM_PACK_CACHE).toBe("/tmp/this-run-packs");
   });
 });

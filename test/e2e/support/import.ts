@@ -118,7 +118,7 @@ export interface Packed {
   readonly languageHostDir: string;
 }
 
-/** Packs the plugin and the npm package into `scratch` (once a run: pack-once.ts), and writes the host's stand-in. */
+/** Packs the plugin and the npm package into `scratch` (once a run: scripts/lib/pack-once.mts), and writes the host's stand-in. */
 export async function packForImport(scratch: string): Promise<Packed> {
   const tarball = await packPlugin(scratch);
   const sdkPackage = await npmPack(".", scratch);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { promisify } from "node:util";
-import { packOnce } from "./pack-once.js";
+import { packOnce } from "../../../scripts/lib/pack-once.mts";
 import { repoRoot } from "./plugin-cli.js";
 
 const run = promisify(execFile);

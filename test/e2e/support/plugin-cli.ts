@@ -7,7 +7,7 @@ import { access, constants, cp, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { packOnce } from "./pack-once.js";
+import { packOnce } from "../../../scripts/lib/pack-once.mts";
 
 const run = promisify(execFile);
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");
