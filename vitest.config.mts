@@ -5,6 +5,9 @@ import { debianToolTag } from "./test/support/tools.mts";
 // Given by `needs(...)` (test/support/tools.mts) to the tests that drive a Debian tool.
 const tags = [{ name: debianToolTag, description: "drives a Debian tool, declared with needs(...)" }];
 
+// Each file's CPU, for npm test's closing figures (test/support/file-cpu.mts).
+const setupFiles = ["./test/support/file-cpu.mts"];
+
 // The unit and emulator files, three at a time. Vitest's default is one fewer than the cores: one
 // at a time on two cores, which left a core idle while a file waited on loopback, on a child process
 // or on a timer (228 s for group 0 against 141 s with three, 1,228 tests either way). Both projects
@@ -30,6 +33,7 @@ export default defineConfig({
           include: ["test/unit/**/*.test.ts", "test/soak/**/*.test.mts"],
           environment: "node",
           tags,
+          setupFiles,
           maxWorkers: groupZeroWorkers,
           // Not vitest's 5 s: three files at a time on two cores, in a CI shared with other work,
           // stretched the test that parses every test source from 4.7 s to 6.3 s. A test that has
@@ -44,6 +48,7 @@ export default defineConfig({
           include: ["emulator/test/**/*.test.ts"],
           environment: "node",
           tags,
+          setupFiles,
           maxWorkers: groupZeroWorkers,
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -57,6 +62,7 @@ export default defineConfig({
           exclude: [...aloneFiles],
           environment: "node",
           tags,
+          setupFiles,
           testTimeout: 600_000,
           hookTimeout: 600_000,
           maxWorkers: 3,
@@ -69,6 +75,7 @@ export default defineConfig({
           include: [...aloneFiles],
           environment: "node",
           tags,
+          setupFiles,
           testTimeout: 600_000,
           hookTimeout: 600_000,
           fileParallelism: false,

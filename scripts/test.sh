@@ -58,7 +58,11 @@ export NODE_COMPILE_CACHE
 # Each file's wall time with its hooks (test/support/timing-reporter.mts), for the closing figures.
 CLOUDPLATFORM_TIMINGS="$(mktemp)"
 export CLOUDPLATFORM_TIMINGS
-trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE" "$CLOUDPLATFORM_DOC_COVERAGE" "$NODE_COMPILE_CACHE" "$CLOUDPLATFORM_TIMINGS"' EXIT
+# Each file's CPU, its worker's and its children's (test/support/file-cpu.mts): the run is
+# CPU-bound, so the files that cost the most CPU are the ones that set its length.
+CLOUDPLATFORM_FILE_CPU="$(mktemp)"
+export CLOUDPLATFORM_FILE_CPU
+trap 'rm -rf "$report" "$CLOUDPLATFORM_PACK_CACHE" "$CLOUDPLATFORM_DOC_COVERAGE" "$NODE_COMPILE_CACHE" "$CLOUDPLATFORM_TIMINGS" "$CLOUDPLATFORM_FILE_CPU"' EXIT
 # CPU seconds this shell and the children it waited for have used (/proc: utime, stime, cutime,
 # cstime): the suite is CPU-bound when the vitest run's CPU nears twice its wall time on two cores.
 # A process that outlives its parent is not counted: a lower bound.

@@ -102,8 +102,18 @@ class RunnerServer {
     (this.child.stderr as { unref?: () => void } | null)?.unref?.();
   }
 
-  close(): void {
-    if (!this.exited) this.child.kill();
+  /**
+   * Ends the process and waits for it (at most 10 s): until reaped, its CPU and that of the CLI
+   * processes it ran are not in the test file's own (test/support/file-cpu.mts).
+   */
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const closed = new Promise<void>((resolve) => {
+      this.child.once("close", () => resolve());
+      setTimeout(resolve, 10_000).unref();
+    });
+    this.child.kill();
+    await closed;
   }
 }
 
@@ -243,7 +253,7 @@ export class ExampleStack {
   }
 
   async dispose(): Promise<void> {
-    this.server?.close();
+    await this.server?.close();
     await rm(this.rootDir, { recursive: true, force: true });
   }
 }

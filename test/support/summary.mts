@@ -5,7 +5,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { phaseOf } from "./phases.mts";
-import type { FileTiming } from "./timing-reporter.mts";
+import type { FileCpu, FileTiming } from "./timing-reporter.mts";
 
 const assertionSchema = z.object({
   ancestorTitles: z.array(z.string()),
@@ -52,6 +52,8 @@ export interface SummaryInput {
   readonly onlyTag?: string;
   /** Each file's span with its hooks, from the timing reporter, when the run had it. */
   readonly timings?: readonly FileTiming[];
+  /** Each file's CPU, from test/support/file-cpu.mts, when the run had it. */
+  readonly cpu?: readonly FileCpu[];
 }
 
 const skippedStates = new Set(["skipped", "pending", "todo"]);
@@ -120,11 +122,43 @@ export function phaseFigures(spans: readonly FileSpan[]): string[] {
   return lines;
 }
 
+/** How many of the files that cost the most CPU the summary names. */
+export const costliestShown = 10;
+
+/**
+ * The files that cost the most CPU, costliest first, each with its wall time, after the total over
+ * every file: on two cores the run is CPU-bound, so these, not the slowest, set its length.
+ */
+export function costliestFiles(
+  cpu: readonly FileCpu[],
+  spans: readonly FileSpan[],
+  root: string,
+  count = costliestShown,
+): string[] {
+  if (cpu.length === 0) return [];
+  const relative = (file: string) => path.relative(root, file) || file;
+  const wall = new Map(spans.map((s) => [s.name, (s.end - s.start) / 1000]));
+  const total = cpu.reduce((sum, f) => sum + f.cpu, 0);
+  const lines = [
+    `Most CPU (a file's worker and the processes it waited for; ${total.toFixed(0)} s over ${cpu.length} files):`,
+  ];
+  for (const f of [...cpu].sort((a, b) => b.cpu - a.cpu).slice(0, count)) {
+    const name = relative(f.file);
+    const seconds = wall.get(name);
+    lines.push(
+      `${f.cpu.toFixed(1).padStart(8)} s of CPU` +
+        (seconds === undefined ? "" : ` in ${seconds.toFixed(1)} s`) +
+        `  ${name}`,
+    );
+  }
+  return lines;
+}
+
 export function closingLine(passed: number, failed: number, skipped: number): string {
   return `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 }
 
-export function summarise({ report, vitestStatus, root, onlyTag, timings }: SummaryInput): Summary {
+export function summarise({ report, vitestStatus, root, onlyTag, timings, cpu }: SummaryInput): Summary {
   const parsed = report === undefined ? undefined : reportSchema.safeParse(report);
   if (!parsed?.success) {
     const why = parsed ? "a report vitest wrote in a shape this summary does not know" : "no report from vitest";
@@ -176,6 +210,7 @@ export function summarise({ report, vitestStatus, root, onlyTag, timings }: Summ
   const lines: string[] = slowest.length > 0 ? [`Slowest ${slowest.length} test files:`, ...slowest] : [];
   const phases = phaseFigures(spans);
   if (phases.length > 0) lines.push("Phases (wall time, files at once, the end of each):", ...phases);
+  lines.push(...costliestFiles(cpu ?? [], spans, root));
   let failed = failedTests.length + brokenFiles.length;
   if (failed === 0 && vitestStatus !== 0) {
     failed = 1;

@@ -14,6 +14,28 @@ export interface FileTiming {
 
 export const timingsVariable = "CLOUDPLATFORM_TIMINGS";
 
+// Each file's CPU is written from inside its worker (test/support/file-cpu.mts, a setup file), where
+// the processes it started are counted; a reporter runs in vitest's main process.
+export const fileCpuVariable = "CLOUDPLATFORM_FILE_CPU";
+
+/** One line of the file: a test file and its CPU seconds. */
+export interface FileCpu {
+  readonly file: string;
+  readonly cpu: number;
+}
+
+/**
+ * CPU seconds in a /proc/<pid>/stat line: the process's own (utime, stime) and its waited-for
+ * children's (cutime, cstime), fields 14 to 17. /proc counts them in USER_HZ ticks, 100 a second
+ * on Linux whatever the kernel's own rate. Fields are counted after the command's closing
+ * parenthesis, since a command may hold spaces.
+ */
+export function cpuSecondsOfStat(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is the state (field 3): utime is field 14, so fields[11].
+  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0) / 100;
+}
+
 export default class TimingReporter implements Reporter {
   private readonly started = new Map<string, number>();
   private readonly timings: FileTiming[] = [];

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
+import { costliestFiles, fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
+import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule } from "../../scripts/lib/runner.mts";
 import { runnerEnv } from "../support/stacks.mts";
@@ -167,6 +168,31 @@ describe("the phases' figures", () => {
     expect(fileSpans(report, "/repo", [])).toEqual([{ name: "test/e2e/c.test.ts", start: 30_000, end: 40_000 }]);
     const text = summarise({ report, vitestStatus: 0, root: "/repo", timings }).lines.join("\n");
     expect(text).toContain("    40.0 s  test/e2e/c.test.ts");
+  });
+
+  it("names the files that cost the most CPU, costliest first, with their wall time and the total", () => {
+    const report = { testResults: [file("test/e2e/c.test.ts", 0, 40), file("test/e2e/d.test.ts", 0, 100)] };
+    const cpu = [
+      { file: "/repo/test/e2e/d.test.ts", cpu: 12.5 },
+      { file: "/repo/test/e2e/c.test.ts", cpu: 61.25 },
+      { file: "/repo/test/e2e/gone.test.ts", cpu: 3 },
+    ];
+    const lines = summarise({ report, vitestStatus: 0, root: "/repo", cpu }).lines;
+    const at = lines.findIndex((l) => l.startsWith("Most CPU"));
+    expect(lines.slice(at, at + 4)).toEqual([
+      "Most CPU (a file's worker and the processes it waited for; 77 s over 3 files):",
+      "    61.3 s of CPU in 40.0 s  test/e2e/c.test.ts",
+      "    12.5 s of CPU in 100.0 s  test/e2e/d.test.ts",
+      "     3.0 s of CPU  test/e2e/gone.test.ts",
+    ]);
+    expect(costliestFiles(cpu, [], "/repo", 1)).toHaveLength(2);
+    expect(summarise({ report, vitestStatus: 0, root: "/repo" }).lines.join("\n")).not.toContain("Most CPU");
+  });
+
+  it("reads a file's CPU from /proc's stat line: its own and its waited-for children's, in USER_HZ ticks", () => {
+    // pid (comm with a space) state ppid ... utime=1234 stime=56 cutime=7000 cstime=810 ...
+    const stat = "4242 (node (vitest 1)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 7000 810 20 0 11 0 99";
+    expect(cpuSecondsOfStat(stat)).toBe(91);
   });
 });
 
@@ -383,10 +409,11 @@ describe("the e2e runner's environment", () => {
 
   it("keeps where the toolchain and the run's packs are, and no setting of the provider's", () => {
     const env = runnerEnv();
-    expect(Object.keys(env).filter((k) => k.startsWith("CLOUDPLATFORM_")).sort()).toEqual([
-      "CLOUDPLATFORM_PACK_CACHE",
-      "CLOUDPLATFORM_PULUMI_BIN_DIR",
-    ]);
+    expect(
+      Object.keys(env)
+        .filter((k) => k.startsWith("CLOUDPLATFORM_"))
+        .sort(),
+    ).toEqual(["CLOUDPLATFORM_PACK_CACHE", "CLOUDPLATFORM_PULUMI_BIN_DIR"]);
     expect(env.CLOUDPLATFORM_PACK_CACHE).toBe("/tmp/this-run-packs");
   });
 });
