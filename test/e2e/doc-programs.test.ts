@@ -25,7 +25,7 @@ import { blocksOf, programContinues, recordUse, type DocBlock } from "../support
 import { docPages, repoRoot } from "../support/doc-links.mts";
 import { emulatorState } from "../support/platform.mts";
 import { needs } from "../support/tools.mts";
-import { languageHostFolder, npmEnv, npmPack, plainPath, pulumiNewTypescript } from "./support/packages.js";
+import { languageHostFolder, npmEnv, npmPack, packSdk, plainPath, pulumiNewTypescript } from "./support/packages.js";
 import { packPlugin, pluginVersion, pulumiBinDir } from "./support/plugin-cli.js";
 import { speak } from "./support/transcript.js";
 
@@ -154,11 +154,11 @@ describe(
 
     beforeAll(async () => {
       scratch = await mkdtemp(path.join(tmpdir(), "cloudplatform-doc-programs-"));
-      const [tarball, binDir, hostDir, sdkPack, pluginTarball] = await Promise.all([
+      const [tarball, binDir, hostDir, sdkTarball, pluginTarball] = await Promise.all([
         npmPack(".", path.join(scratch, "packed")),
         pulumiBinDir(),
         languageHostFolder(scratch),
-        run("npm", ["run", "--silent", "sdk:pack", "--", "--out-dir", path.join(scratch, "sdk")], { cwd: repoRoot }),
+        packSdk(path.join(scratch, "sdk")),
         packPlugin(path.join(scratch, "plugin")),
       ]);
       env = {
@@ -172,7 +172,6 @@ describe(
       recording = await speak(path.join(scratch, "keynote.wav"), "welcome to the keynote about pulumi");
       base = path.join(scratch, "base");
       baseSdk = path.join(scratch, "base-sdk");
-      const sdkTarball = sdkPack.stdout.trim().split("\n").pop() ?? "";
       // As the README's reader installs it: the template's packages, then the release's tarball
       // (docs/languages.md's reader: the SDK's tarball, and the plugin's into PULUMI_HOME).
       await Promise.all([

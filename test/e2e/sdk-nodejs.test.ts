@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchEmulator, management, providerConfig, type Emulator } from "../support/emulator.js";
 import { emulatorState } from "../support/platform.mts";
-import { npmInstall } from "./support/packages.js";
+import { npmInstall, packSdk } from "./support/packages.js";
 import { packPlugin, PluginSandbox, pulumiBinDir, repoRoot } from "./support/plugin-cli.js";
 import { roundTrip, type S3Access } from "./support/s3.js";
 // Types only: the program runs in a child process, never inside vitest.
@@ -63,11 +63,8 @@ beforeAll(async () => {
   const pulumiVersion = (
     createRequire(path.join(repoRoot, "package.json"))("@pulumi/pulumi/package.json") as { version: string }
   ).version;
-  const [sdkPack, pluginTarball] = await Promise.all([
-    run("npm", ["run", "--silent", "sdk:pack", "--", "--out-dir", scratch], { cwd: repoRoot }),
-    packPlugin(scratch),
-  ]);
-  sdkTarball = sdkPack.stdout.trim().split("\n").pop() ?? "";
+  let pluginTarball: string;
+  [sdkTarball, pluginTarball] = await Promise.all([packSdk(scratch), packPlugin(scratch)]);
   [sandbox, emulator] = await Promise.all([PluginSandbox.create(pluginTarball, []), launchEmulator()]);
   workDir = path.join(sandbox.root, "program");
   await mkdir(workDir);

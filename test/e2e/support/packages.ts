@@ -26,6 +26,18 @@ export async function npmPack(folder: string, outDir: string): Promise<string> {
   return tarball ?? "";
 }
 
+/** `npm run sdk:pack` (the generated Node.js SDK, compiled with tsc and packed) into `outDir`; the tarball's path. */
+export async function packSdk(outDir: string): Promise<string> {
+  const [tarball] = await packOnce("npm run sdk:pack", outDir, async (dir) => {
+    const { stdout } = await run("npm", ["run", "--silent", "sdk:pack", "--", "--out-dir", dir], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return [stdout.trim().split("\n").pop() ?? ""];
+  });
+  return tarball ?? "";
+}
+
 /** The PATH of a machine with Node and the system's tools: no folder of this repository. */
 export function plainPath(extra: readonly string[] = []): string {
   return [...extra, path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter);
