@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
 import type * as automation from "@pulumi/pulumi/automation/index.js";
+import { isSecret, passphraseKey, revealed } from "./passphrase.mts";
 import { pulumiBinDir } from "./paths.mts";
 
 const run = promisify(execFile);
@@ -195,54 +196,74 @@ async function createStack(
     { stackName: ref.stackName, projectName, program },
     { workDir: ref.workDir, envVars: env, pulumiCommand },
   );
-  return withFewerCalls(stack, ref);
+  return withFewerCalls(stack, ref, projectName);
 }
 
-/** The marker of a secret value in a `pulumi stack export` (the engine's secret signature). */
-const secretSignature = "4dabf18193072939515e22adb298388d";
-
-/** A value of `pulumi stack export --show-secrets` with its secrets' plaintext put back in place. */
-function revealed(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(revealed);
-  if (value === null || typeof value !== "object") return value;
-  const record = value as Record<string, unknown>;
-  if (secretSignature in record && typeof record.plaintext === "string") {
-    return revealed(JSON.parse(record.plaintext) as unknown);
-  }
-  return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revealed(inner)]));
+interface Checkpoint {
+  readonly checkpoint?: {
+    readonly latest?: {
+      readonly secrets_providers?: { readonly type?: string; readonly state?: { readonly salt?: string } };
+      readonly resources?: readonly { type: string; outputs?: Record<string, unknown> }[];
+    };
+  };
 }
 
 interface ExportedStack {
   readonly deployment?: { readonly resources?: readonly { type: string; outputs?: Record<string, unknown> }[] };
 }
 
+/** The root stack resource's outputs as the Automation API gives them: values revealed, which are secret. */
+function outputMap(outputs: Record<string, unknown> | undefined, key?: Buffer): automation.OutputMap {
+  return Object.fromEntries(
+    Object.entries(outputs ?? {}).map(([name, value]) => [
+      name,
+      { value: revealed(value, key), secret: isSecret(value) },
+    ]),
+  );
+}
+
+const isStack = (r: { type: string }) => r.type === "pulumi:pulumi:Stack";
+
+/**
+ * The outputs read from the checkpoint the `up` just wrote to the stack's own file:// backend, its
+ * secrets opened with the runner's passphrase (passphrase.mts); undefined whenever that is not
+ * plainly the case (a logged-in backend, another secrets provider, an unexpected file), so that the
+ * CLI is asked instead.
+ */
+async function checkpointOutputs(ref: StackRef, projectName: string): Promise<automation.OutputMap | undefined> {
+  if (ref.loggedIn !== undefined) return undefined;
+  const file = path.join(ref.stateDir, "backend", ".pulumi", "stacks", projectName, `${ref.stackName}.json`);
+  try {
+    const latest = (JSON.parse(await readFile(file, "utf8")) as Checkpoint).checkpoint?.latest;
+    const provider = latest?.secrets_providers;
+    const salt = provider?.state?.salt;
+    if (provider?.type !== "passphrase" || salt === undefined) return undefined;
+    const root = latest?.resources?.find(isStack);
+    return root ? outputMap(root.outputs, passphraseKey(passphrase, salt)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * After an up, refresh or destroy the Automation API asks the CLI for the update's summary (`pulumi
  * stack history`, 0.6 s), and after an up for the outputs twice (masked, then with secrets, 1 s):
  * half the time of a small stack's operation. The runner takes the counts from the engine's own
- * summary event instead (runOperation), and the outputs, with which are secret, from one
- * `pulumi stack export --show-secrets`: what `stack output` prints, read from the same state.
+ * summary event instead (runOperation), and the outputs, with which are secret, from the checkpoint
+ * the up wrote (checkpointOutputs), else from one `pulumi stack export --show-secrets`: what
+ * `stack output` prints, read from the same state.
  */
-function withFewerCalls(stack: automation.Stack, ref: StackRef): automation.Stack {
+function withFewerCalls(stack: automation.Stack, ref: StackRef, projectName: string): automation.Stack {
   const tuned = stack as unknown as {
     info: () => Promise<undefined>;
     outputs: () => Promise<automation.OutputMap>;
   };
   tuned.info = async () => undefined;
   tuned.outputs = async () => {
+    const read = await checkpointOutputs(ref, projectName);
+    if (read !== undefined) return read;
     const { stdout } = await pulumiCli(ref, ["stack", "export", "--show-secrets"]);
-    const root = (JSON.parse(stdout) as ExportedStack).deployment?.resources?.find(
-      (r) => r.type === "pulumi:pulumi:Stack",
-    );
-    return Object.fromEntries(
-      Object.entries(root?.outputs ?? {}).map(([name, value]) => [
-        name,
-        {
-          value: revealed(value),
-          secret: value !== null && typeof value === "object" && secretSignature in value,
-        },
-      ]),
-    );
+    return outputMap((JSON.parse(stdout) as ExportedStack).deployment?.resources?.find(isStack)?.outputs);
   };
   return stack;
 }

@@ -12,6 +12,7 @@ import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule } from "../../scripts/lib/runner.mts";
 import { runnerEnv } from "../support/stacks.mts";
+import { decryptValue, isSecret, passphraseKey, revealed, secretSignature } from "../../scripts/lib/passphrase.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -415,5 +416,45 @@ describe("the e2e runner's environment", () => {
         .sort(),
     ).toEqual(["CLOUDPLATFORM_PACK_CACHE", "CLOUDPLATFORM_PULUMI_BIN_DIR"]);
     expect(env.CLOUDPLATFORM_PACK_CACHE).toBe("/tmp/this-run-packs");
+  });
+});
+
+describe("the e2e runner's reading of a stack's secret outputs (scripts/lib/passphrase.mts)", () => {
+  // Written by the Pulumi CLI v3.259.0 (`pulumi up` of a YAML program on a file:// backend, with the
+  // runner's passphrase): the checkpoint's salt state and the root stack's outputs, as they were.
+  const salt = "v1:EL6ZK06DfUM=:v1:5AgAX7bwtqJBQPxX:sq16goxc7gypAc206n2Mb2vw1XUcQw==";
+  const sig = secretSignature;
+  const outputs = {
+    hidden: {
+      [sig]: "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: "v1:P64J7XdM9thfSrxZ:2qYPRLUQkeN6YwP1mgQxeGqOZAifGgv5+5+CMtLN",
+    },
+    nested: {
+      [sig]: "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: "v1:f5IH5mbrpd99hoeu:w5kMZDEkaXPSTWSOTI6dn/cqhbOCseIw9w4sR4Wpc/mDiITGazwqixW7Il+o0Q==",
+    },
+    plain: "hello",
+  };
+
+  it("gives what `pulumi stack output --json --show-secrets` printed for the same state", () => {
+    const key = passphraseKey("cloudplatform-local-passphrase", salt);
+    expect(revealed(outputs, key)).toEqual({
+      hidden: "s3cr3t-value",
+      nested: { a: 1, b: { deep: [1, "two"] } },
+      plain: "hello",
+    });
+    expect(Object.entries(outputs).map(([k, v]) => [k, isSecret(v)])).toEqual([
+      ["hidden", true],
+      ["nested", true],
+      ["plain", false],
+    ]);
+  });
+
+  it("refuses a wrong passphrase, a tampered value and a secret it cannot open, so the runner asks the CLI instead", () => {
+    expect(() => passphraseKey("another-passphrase", salt)).toThrow();
+    const key = passphraseKey("cloudplatform-local-passphrase", salt);
+    expect(() => decryptValue(key, outputs.hidden.ciphertext.replace("2qYP", "2qYQ"))).toThrow();
+    expect(() => revealed({ x: { [sig]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v2:a:b" } }, key)).toThrow();
+    expect(() => revealed(outputs)).toThrow();
   });
 });
