@@ -177,7 +177,11 @@ type TypeScript = typeof import("typescript");
  */
 async function compileEntry(workDir: string, nodeModules: string, modules: readonly string[]): Promise<void> {
   const tsconfig = await readFile(path.join(workDir, "tsconfig.json"), "utf8");
-  const hash = createHash("sha256").update(tsconfig);
+  // The verdict and the CommonJS are TypeScript's: another version checks and writes anew.
+  const typescriptVersion = (
+    createRequire(path.join(repoRoot, "package.json"))("typescript/package.json") as { version: string }
+  ).version;
+  const hash = createHash("sha256").update(typescriptVersion).update(tsconfig);
   const sources = new Map<string, string>();
   for (const file of modules) {
     const text = await readFile(path.join(workDir, file), "utf8");
