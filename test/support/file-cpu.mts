@@ -7,9 +7,18 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { afterAll } from "vitest";
 import { cpuSecondsOfStat, fileCpuVariable, type FileCpu } from "./timing-reporter.mts";
 
+/** This process's CPU from /proc, or undefined where there is none (macOS, Windows): no figure then. */
+function procCpu(): number | undefined {
+  try {
+    return cpuSecondsOfStat(readFileSync("/proc/self/stat", "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 const out = process.env[fileCpuVariable];
-if (out) {
-  const selfCpu = () => cpuSecondsOfStat(readFileSync("/proc/self/stat", "utf8"));
+if (out && procCpu() !== undefined) {
+  const selfCpu = () => procCpu() ?? 0;
   // A worker may be reused for another file: count from this file's start.
   const before = selfCpu();
   // Registered before the file's own hooks, so it runs after them (afterAll hooks run in reverse).
