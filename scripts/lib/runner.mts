@@ -6,13 +6,13 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
 import type * as automation from "@pulumi/pulumi/automation/index.js";
 import { isSecret, passphraseKey, revealed } from "./passphrase.mts";
-import { pulumiBinDir } from "./paths.mts";
+import { pulumiBinDir, testCacheDir } from "./paths.mts";
 
 const run = promisify(execFile);
 
@@ -135,7 +135,7 @@ function realDir(dir: string): string {
 }
 
 /** Loads the Automation API from the example's own install, so program and engine share one SDK copy. */
-function loadAutomation(workDir: string): typeof automation {
+export function loadAutomation(workDir: string): typeof automation {
   return createRequire(path.join(workDir, "index.js"))("@pulumi/pulumi/automation") as typeof automation;
 }
 
@@ -169,6 +169,86 @@ async function openStack(ref: StackRef, projectName: string): Promise<automation
   return opened;
 }
 
+type SemVer = NonNullable<automation.PulumiCommand["version"]>;
+
+/**
+ * The version each `pulumi` binary printed, one file per binary under the test cache: every runner
+ * process used to run `pulumi version` (~0.4 s of CPU for the CLI's Go start-up, on a suite that is
+ * CPU-bound). A binary whose path, size or modification time differ is asked again.
+ */
+const versionCacheDir = path.join(testCacheDir, "pulumi-version");
+
+async function binaryStamp(command: string): Promise<string> {
+  const { size, mtimeMs } = await stat(command);
+  return JSON.stringify([command, size, mtimeMs]);
+}
+
+/**
+ * The command `PulumiCommand.get` would make, from the version cached for this very binary: the
+ * version parsed by the semver the SDK itself loads, and its constructor, private in the SDK's types
+ * but a plain (command, version) in its JavaScript. Undefined on any doubt (no or another entry, a
+ * result that does not hold what was given), so that `get` asks the binary.
+ */
+async function cachedCommand(
+  auto: typeof automation,
+  workDir: string,
+  command: string,
+  file: string,
+  stamp: string,
+): Promise<automation.PulumiCommand | undefined> {
+  try {
+    const cached = JSON.parse(await readFile(file, "utf8")) as { stamp?: unknown; version?: unknown };
+    if (cached.stamp !== stamp || typeof cached.version !== "string") return undefined;
+    const sdk = createRequire(path.join(workDir, "index.js")).resolve("@pulumi/pulumi/automation");
+    const semver = createRequire(sdk)("semver") as { parse(version: string): SemVer | null };
+    const version = semver.parse(cached.version);
+    const Command = auto.PulumiCommand as unknown as new (
+      command: string,
+      version: SemVer | null,
+    ) => automation.PulumiCommand;
+    const made = version === null ? undefined : new Command(command, version);
+    return made?.command === command && made.version === version ? made : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole and renamed into place: runners started side by side read a complete file or none. */
+async function rememberVersion(file: string, stamp: string, version: string): Promise<void> {
+  try {
+    const partial = `${file}.${process.pid}.tmp`;
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(partial, JSON.stringify({ stamp, version }));
+    await rename(partial, file);
+  } catch {
+    // Only a saving missed: the next runner asks the binary again.
+  }
+}
+
+/**
+ * What `PulumiCommand.get({ root, skipVersionCheck: true })` returns, without its `pulumi version`
+ * once that binary's version is cached. The binary is stamped before `get` runs it, so a binary
+ * replaced meanwhile is not remembered with the old one's version.
+ */
+export async function pulumiCommandOf(
+  auto: typeof automation,
+  workDir: string,
+  binDir: string,
+  cacheDir = versionCacheDir,
+): Promise<automation.PulumiCommand> {
+  const root = path.dirname(binDir);
+  const command = path.resolve(path.join(root, "bin/pulumi"));
+  const file = path.join(cacheDir, `${createHash("sha256").update(command).digest("hex").slice(0, 16)}.json`);
+  const stamp = await binaryStamp(command).catch(() => undefined);
+  const cached = stamp === undefined ? undefined : await cachedCommand(auto, workDir, command, file, stamp);
+  if (cached !== undefined) return cached;
+  const got = await auto.PulumiCommand.get({ root, skipVersionCheck: true });
+  if (stamp !== undefined && got.command === command && got.version !== null) {
+    await rememberVersion(file, stamp, got.version.raw);
+  }
+  return got;
+}
+
 async function createStack(
   ref: StackRef,
   projectName: string,
@@ -180,7 +260,7 @@ async function createStack(
   const auto = loadAutomation(ref.workDir);
   let command = commands.get(binDir);
   if (command === undefined) {
-    command = auto.PulumiCommand.get({ root: path.dirname(binDir), skipVersionCheck: true });
+    command = pulumiCommandOf(auto, ref.workDir, binDir);
     commands.set(binDir, command);
   }
   const pulumiCommand = await command;

@@ -3,14 +3,16 @@
 // one whose afterAll throws, and tests skipped for a missing tool), tool detection and `needs`, and
 // the errors of the helper that runs external programs.
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { costliestFiles, fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
-import { isProgramModule } from "../../scripts/lib/runner.mts";
+import { isProgramModule, loadAutomation, pulumiCommandOf } from "../../scripts/lib/runner.mts";
+import { transpiled } from "../e2e/support/transpiled.mts";
 import { runnerEnv } from "../support/stacks.mts";
 import { decryptValue, isSecret, passphraseKey, revealed, secretSignature } from "../../scripts/lib/passphrase.mts";
 
@@ -456,5 +458,86 @@ describe("the e2e runner's reading of a stack's secret outputs (scripts/lib/pass
     expect(() => decryptValue(key, outputs.hidden.ciphertext.replace("2qYP", "2qYQ"))).toThrow();
     expect(() => revealed({ x: { [sig]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v2:a:b" } }, key)).toThrow();
     expect(() => revealed(outputs)).toThrow();
+  });
+});
+
+describe("the e2e runner's `pulumi version`, once per binary rather than per runner process", () => {
+  it("gives what PulumiCommand.get gives, and runs the binary again only when it changed", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "runner-version-"));
+    try {
+      const binDir = path.join(dir, "bin");
+      const runs = path.join(dir, "runs");
+      const cache = path.join(dir, "cache");
+      /** A stand-in for `pulumi` that notes each run and prints a version, as `pulumi version` does. */
+      const install = (version: string) =>
+        writeFile(path.join(binDir, "pulumi"), `#!/bin/sh\necho "$1" >> '${runs}'\necho ${version}\n`, {
+          mode: 0o755,
+        });
+      const runCount = async () => (await readFile(runs, "utf8")).split("\n").filter(Boolean).length;
+      await mkdir(binDir);
+      await install("v3.259.0");
+      const repoRoot = path.resolve(__dirname, "..", "..");
+      const auto = loadAutomation(repoRoot);
+
+      const first = await pulumiCommandOf(auto, repoRoot, binDir, cache);
+      const second = await pulumiCommandOf(auto, repoRoot, binDir, cache);
+      expect(await runCount()).toBe(1);
+      const fromGet = await auto.PulumiCommand.get({ root: dir, skipVersionCheck: true });
+      for (const made of [first, second]) {
+        expect(made).toBeInstanceOf(auto.PulumiCommand);
+        expect(made).toEqual(fromGet);
+      }
+      expect(second.version?.version).toBe("3.259.0");
+
+      await install("v3.260.10");
+      expect((await pulumiCommandOf(auto, repoRoot, binDir, cache)).version?.version).toBe("3.260.10");
+      expect(await runCount()).toBe(3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the Node.js language host's stand-in, compiling a program's TypeScript (transpiled.mts)", () => {
+  it("gives typescript's own output, and loads typescript again only for another text", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "transpiled-"));
+    try {
+      const file = path.join(dir, "index.ts");
+      const kept = path.join(dir, "node_modules", ".cache", "kept");
+      const repoRequire = createRequire(path.join(__dirname, "..", "..", "package.json"));
+      const asked: string[] = [];
+      const load = Object.assign((id: string): unknown => (asked.push(id), repoRequire(id)), repoRequire);
+      const typescript = repoRequire("typescript") as typeof import("typescript");
+      const expected = (source: string) =>
+        typescript.transpileModule(source, {
+          fileName: "index.ts",
+          compilerOptions: {
+            module: typescript.ModuleKind.CommonJS,
+            target: typescript.ScriptTarget.ES2022,
+            esModuleInterop: true,
+          },
+        }).outputText;
+      const compilations = () => asked.filter((id) => id === "typescript").length;
+
+      const source = 'import * as pulumi from "@pulumi/pulumi";\nexport const n: number = 1;\n';
+      await writeFile(file, source);
+      expect(transpiled(file, load, kept)).toBe(expected(source));
+      expect(transpiled(file, load, kept)).toBe(expected(source));
+      expect(compilations()).toBe(1);
+      expect(await readdir(kept)).toHaveLength(1);
+
+      const edited = source.replace("= 1", "= 2");
+      await writeFile(file, edited);
+      expect(transpiled(file, load, kept)).toBe(expected(edited));
+      expect(compilations()).toBe(2);
+
+      // A folder it cannot keep the output in: compiled each time, nothing else changes.
+      const blocked = path.join(dir, "a-file");
+      await writeFile(blocked, "");
+      expect(transpiled(file, load, path.join(blocked, "kept"))).toBe(expected(edited));
+      expect(compilations()).toBe(3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
