@@ -12,7 +12,7 @@ import { costliestFiles, fileSpans, phaseFigures, summarise, type VitestJsonRepo
 import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
 import { isProgramModule, loadAutomation, pulumiCommandOf } from "../../scripts/lib/runner.mts";
-import { transpiled } from "../e2e/support/transpiled.mts";
+import { transpiled } from "../support/transpiled.mts";
 import { runnerEnv } from "../support/stacks.mts";
 import { decryptValue, isSecret, passphraseKey, revealed, secretSignature } from "../../scripts/lib/passphrase.mts";
 

@@ -7,13 +7,13 @@
 // node_modules, so the program and the server share one copy of the SDK. The program's TypeScript
 // entry is compiled to CommonJS with the program's own `typescript`, as the vendor host does.
 // What differs from the vendor host: the program runs in this process, not in a `node` it spawns,
-// and what it compiled is kept for its next start (transpiled.mts).
+// and what it compiled is kept for its next start (test/support/transpiled.mts).
 // Started through a one-line shell script named pulumi-language-nodejs (gitops.test.ts writes it).
 import { existsSync, readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import path from "node:path";
 import type * as grpcJs from "@grpc/grpc-js";
-import { transpiled } from "./transpiled.mts";
+import { transpiled } from "../../support/transpiled.mts";
 
 /** @pulumi/pulumi's LanguageServer (automation/server.js), which its declarations leave out (@internal). */
 type LanguageServerClass = new (program: () => Promise<Record<string, unknown>>) => grpcJs.UntypedServiceImplementation;

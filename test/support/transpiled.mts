@@ -1,7 +1,7 @@
-// A TypeScript module as CommonJS, as the Node.js language host's stand-in (language-host.mts)
-// compiles a program's files, kept on disk by what determines the output: the stand-in starts once
-// per `pulumi preview` or `up`, and loading `typescript` to compile the same file again costs about
-// 0.3 s of CPU each time, on a suite that is CPU-bound.
+// A TypeScript module as CommonJS, as the Node.js language host's stand-in
+// (test/e2e/support/language-host.mts) compiles a program's files, kept on disk by what determines
+// the output: the stand-in starts once per `pulumi preview` or `up`, and loading `typescript` to
+// compile the same file again costs about 0.3 s of CPU each time, on a suite that is CPU-bound.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
