@@ -193,11 +193,10 @@ export function runStep(
   });
 }
 
-/** Management and transcription requests the emulator has served so far. */
 /** The route of the bucket list, which a refresh reads once per couple of seconds (provider/resources/shared-list.ts). */
 const bucketListRoute = "GET /object-storage/buckets";
 
-/** The API requests served so far, and how many of them listed the buckets. */
+/** The management and transcription requests the emulator has served so far, and how many listed the buckets. */
 async function apiRequests(emulator: RunningEmulator): Promise<{ calls: number; bucketLists: number }> {
   const stats = await new Platform(emulator).stats();
   return {
