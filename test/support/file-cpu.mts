@@ -17,10 +17,10 @@ function procCpu(): number | undefined {
 }
 
 const out = process.env[fileCpuVariable];
-if (out && procCpu() !== undefined) {
-  const selfCpu = () => procCpu() ?? 0;
-  // A worker may be reused for another file: count from this file's start.
-  const before = selfCpu();
+// A worker may be reused for another file: count from this file's start.
+const before = out ? procCpu() : undefined;
+if (out && before !== undefined) {
+  const selfCpu = () => procCpu() ?? before;
   // Registered before the file's own hooks, so it runs after them (afterAll hooks run in reverse).
   // vitest reads the first parameter's pattern for fixtures: it must be a destructuring one.
   // eslint-disable-next-line no-empty-pattern
