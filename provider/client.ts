@@ -55,9 +55,11 @@ export class ApiClient {
     const clock = this.options.clock ?? systemClock;
     const gate = paceFor(clock, req.url.origin, this.settings.auth.value, this.settings);
     const current = () => this.options.currentAuth?.() ?? this.settings.auth;
+    // Every sending after the first goes before first sendings at the gate (pace.ts, `acquire`).
+    let sendings = 0;
     const sendWith = (auth: Auth) =>
       authenticate(auth, req.base, this.bearerBases, (authorization) =>
-        paced(gate, clock, () => send(req, authorization, this.options.dispatcher)),
+        paced(gate, clock, () => send(req, authorization, this.options.dispatcher), sendings++ > 0),
       );
     const once: Attempt<T> = async () => {
       let auth = current();

@@ -21,12 +21,20 @@ export interface Backoff {
 export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
   readonly maxAttempts: number;
+  /**
+   * Attempts in all when the last was refused with 429: a refusal says the request was not
+   * processed and the platform is busy with this key's other requests, which the pacing gate
+   * (request/pace.ts) spaces out; stacks sharing a key can each meet several in a row. Still within
+   * `maxTotalMs`.
+   */
+  readonly maxRefusedAttempts: number;
   /** No retry starts once this much time has passed since the first attempt. */
   readonly maxTotalMs: number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
   maxAttempts: 6,
+  maxRefusedAttempts: 30,
   maxTotalMs: 120_000,
   baseDelayMs: 300,
   maxDelayMs: 10_000,

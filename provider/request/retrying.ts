@@ -31,7 +31,7 @@ export async function retrying<T>(
     if (outcome.fate === "answered") throw error;
     if (outcome.fate === "unreadable" && (!outcome.spoiled || ++unreadable > maxUnreadableRepeats)) throw error;
     const gaveUp = () => error.withDetails({ attempts, elapsedMs: clock.now() - started });
-    if (attempts >= policy.maxAttempts) throw gaveUp();
+    if (attempts >= (error.status === 429 ? policy.maxRefusedAttempts : policy.maxAttempts)) throw gaveUp();
     const wait = outcome.retryAfterMs ?? backoffDelay(attempts - 1, policy);
     if (clock.now() - started + wait > policy.maxTotalMs) throw gaveUp();
     const seconds = Math.round(wait / 100) / 10;

@@ -446,6 +446,21 @@ describe("retry", () => {
     );
   });
 
+  it("repeats a refusal (429) up to maxRefusedAttempts, every other failure up to maxAttempts", async () => {
+    const refusal = () => ({ ...statusFailure(429, "notProcessed", 1_000), paced: true });
+    const bounded = { ...policy, maxAttempts: 3, maxRefusedAttempts: 5 };
+    const four = attempts(refusal(), refusal(), refusal(), refusal(), success("served"));
+    expect((await retrying(four.attempt, "POST /z", bounded, clock())).data).toBe("served");
+    expect(four.made()).toBe(5);
+    const five = attempts(refusal(), refusal(), refusal(), refusal(), refusal());
+    const err = await thrown(() => retrying(five.attempt, "POST /z", bounded, clock()));
+    expect(err).toMatchObject({ code: "CLOUDPLATFORM_RATE_LIMITED", attempts: 5 });
+    const busy = attempts(...[1, 2, 3].map(() => statusFailure(503, "notProcessed", 1_000)), success("never"));
+    await thrown(() => retrying(busy.attempt, "POST /z", bounded, clock()));
+    expect(busy.made()).toBe(3);
+    expect(defaultRetryPolicy.maxRefusedAttempts).toBeGreaterThan(defaultRetryPolicy.maxAttempts);
+  });
+
   it("gives up before a wait that would pass the time budget", async () => {
     const c = clock();
     const a = attempts(statusFailure(429, "notProcessed", 100_000));
