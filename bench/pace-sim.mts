@@ -1,0 +1,210 @@
+// `node bench/pace-sim.mts`: the pacing gate (provider/request/pace.ts) in a simulation on a virtual
+// clock, to compare its behaviour over many shapes of platform in seconds instead of the real
+// rate-limit rows' minutes each: 1 to 8 stacks sharing one key, a limit of 5 to 50 requests a
+// second with small and large bursts, `Retry-After` in whole seconds or none, an engine that sends
+// 7 requests a second per stack (this 2-core machine) or 40 (a fast one). Each stack is its own
+// gate, as each is its own provider process; its requests are retried as provider/request/
+// retrying.ts does (a refusal with `Retry-After` waits at the gate, one without backs off on its
+// own, at most `defaultRetryPolicy.maxAttempts` attempts). Counted as the real rows count them: the
+// refusals at the platform's front against the requests served, the slowest stack's time against
+// the ideal (requests served ÷ limit, or the engine's own time where that is longer), and any
+// request that ran out of attempts or time (a failed `up`). `npm run bench:pace [-- <seeds>]`.
+//
+// A model, not a measurement: the engine is a pool of workers with a fixed think time, the
+// platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
+// measure; this shows which shapes to run them on and how a change to the gate moves the figures.
+import { Pace, type Signal } from "../bin/provider/request/pace.js";
+import { backoffDelay, defaultRetryPolicy } from "../bin/provider/retry.js";
+import type { Clock } from "../bin/provider/vocabulary.js";
+
+/** Time that moves only when every pending callback has run: the next timer's instant. */
+class VirtualClock implements Clock {
+  private t = 0;
+  private seq = 0;
+  private timers: { at: number; seq: number; wake: () => void }[] = [];
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((wake) => this.timers.push({ at: this.t + Math.max(0, ms), seq: this.seq++, wake }));
+  }
+
+  /** Runs until `work` settles. */
+  async run<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    void work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (;;) {
+      // One macrotask turn: every microtask queued so far (and those they queue) has run.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (settled) return work;
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers.shift();
+      if (next === undefined) throw new Error("simulation stalled: nothing pending, work not done");
+      this.t = next.at;
+      next.wake();
+    }
+  }
+}
+
+/** The platform's front: a token bucket for the one key all stacks use, as emulator/src/rate-limit.ts. */
+class Front {
+  private tokens: number;
+  private at = 0;
+  served = 0;
+  refused = 0;
+  private readonly clock: Clock;
+  private readonly rate: number;
+  private readonly burst: number;
+  private readonly retryAfter: boolean;
+
+  constructor(clock: Clock, rate: number, burst: number, retryAfter: boolean) {
+    this.clock = clock;
+    this.rate = rate;
+    this.burst = burst;
+    this.retryAfter = retryAfter;
+    this.tokens = burst;
+  }
+
+  /** Undefined when served, else the refusal's `Retry-After` in ms (null: no header). */
+  admit(): number | null | undefined {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) / 1000) * this.rate);
+    this.at = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      this.served += 1;
+      return undefined;
+    }
+    this.refused += 1;
+    return this.retryAfter ? Math.max(1, Math.ceil((1 - this.tokens) / this.rate)) * 1000 : null;
+  }
+}
+
+interface Shape {
+  readonly stacks: number;
+  /** Requests per stack (the row's 300 buckets + 300 credentials: 600). */
+  readonly requests: number;
+  readonly rate: number;
+  readonly burst: number;
+  readonly retryAfter: boolean;
+  /** Requests a second one stack's engine sends with no limit. */
+  readonly engineRate: number;
+}
+
+interface Outcome {
+  readonly seconds: number;
+  /** When the first stack was done, as a share of the slowest's time: 1 when the shares were equal. */
+  readonly firstDone: number;
+  readonly ideal: number;
+  readonly refusedShare: number;
+  readonly failed: number;
+}
+
+const latencyMs = 10;
+/**
+ * Resource operations in flight per stack: a model's choice, not the engine's setting; with the
+ * think time below, it makes each stack send `engineRate` requests a second without a limit.
+ */
+const workers = 16;
+
+async function simulate(shape: Shape, seed: number): Promise<Outcome> {
+  const clock = new VirtualClock();
+  const front = new Front(clock, shape.rate, shape.burst, shape.retryAfter);
+  let state = seed;
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  let failed = 0;
+
+  /** One request as retrying.ts makes it: attempts through the gate until served or out of attempts. */
+  async function request(gate: Pace): Promise<void> {
+    const started = clock.now();
+    for (let attempts = 1; ; attempts++) {
+      const ticket = await gate.acquire(attempts > 1);
+      await clock.sleep(latencyMs);
+      const refusal = front.admit();
+      const signal: Signal =
+        refusal === undefined
+          ? { kind: "accepted" }
+          : refusal === null
+            ? { kind: "refused" }
+            : { kind: "refused", retryAfterMs: refusal };
+      gate.release(ticket, signal);
+      if (refusal === undefined) return;
+      const policy = defaultRetryPolicy;
+      const wait = refusal ?? backoffDelay(attempts - 1, policy, random);
+      if (attempts >= policy.maxRefusedAttempts || clock.now() - started + wait > policy.maxTotalMs) {
+        failed += 1;
+        return;
+      }
+      if (refusal === null) await clock.sleep(wait);
+    }
+  }
+
+  async function stack(): Promise<number> {
+    const gate = new Pace(clock);
+    let next = 0;
+    const think = (workers / shape.engineRate) * 1000;
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        // Workers start spread over one think time, as the engine's steps do.
+        await clock.sleep((think * w) / workers);
+        while (next < shape.requests) {
+          next += 1;
+          await clock.sleep(think * (0.5 + random()));
+          await request(gate);
+        }
+      }),
+    );
+    return clock.now();
+  }
+
+  const ends = await clock.run(Promise.all(Array.from({ length: shape.stacks }, stack)));
+  const seconds = Math.max(...ends) / 1000;
+
+  return {
+    seconds,
+    firstDone: Math.min(...ends) / Math.max(...ends),
+    ideal: front.served / shape.rate,
+    refusedShare: front.refused / front.served,
+    failed,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+const shapes: Shape[] = [];
+for (const engineRate of [7, 40])
+  for (const retryAfter of [true, false])
+    for (const [rate, burst] of [
+      [10, 10],
+      [10, 1],
+      [5, 5],
+      [50, 100],
+    ] as const)
+      for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
+
+const rounds = Number(process.argv[2] ?? 3);
+console.log(
+  "engine/s  limit/burst  Retry-After  stacks  time÷ideal  refused  failed  first done  (medians of %d seeds)",
+  rounds,
+);
+for (const shape of shapes) {
+  const outcomes: Outcome[] = [];
+  for (let seed = 1; seed <= rounds; seed++) outcomes.push(await simulate(shape, seed * 7919));
+  const ratio = median(outcomes.map((o) => o.seconds / Math.max(o.ideal, (shape.requests / shape.engineRate) * 1)));
+  const row = [
+    String(shape.engineRate).padStart(8),
+    `${shape.rate}/${shape.burst}`.padStart(11),
+    (shape.retryAfter ? "yes" : "no").padStart(11),
+    String(shape.stacks).padStart(6),
+    `${ratio.toFixed(2)}×`.padStart(10),
+    `${(median(outcomes.map((o) => o.refusedShare)) * 100).toFixed(1)} %`.padStart(8),
+    String(Math.max(...outcomes.map((o) => o.failed))).padStart(6),
+    `${(median(outcomes.map((o) => o.firstDone)) * 100).toFixed(0)} %`.padStart(10),
+  ];
+  console.log(row.join("  "));
+}
