@@ -57,7 +57,7 @@ const recoverIncrease = 1.25;
  * later. Stacks sharing a key each probe on their own, and a probe's refusal falls on whichever
  * stack sends next: refused often, each probes less often, so that n stacks do not refuse n times
  * as much as one. A longer plateau refuses less but leaves a share another stack freed unused for
- * longer: 16 s took 1.14× the ideal time with three stacks, 8 s 1.08× (bench/README.md, "Rate
+ * longer: 16 s took 1.14× the ideal time with three stacks, 8 s 1.08-1.12× (bench/README.md, "Rate
  * limit"). Issue 39's goals are 10 % refused and 1.15× the ideal.
  */
 const firstPlateauMs = 2_000;
