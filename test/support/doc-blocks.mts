@@ -146,24 +146,41 @@ export const programContinues: Readonly<Record<string, string>> = {
   "docs/objects.md": bucketProgram, // "the outputs of a BucketCredential of the bucket"
 };
 
-/** What a test did with a block: ran it, or type-checked it against the SDK. */
+/**
+ * What a test did with a block: ran it, type-checked it against the SDK, or skipped it because this
+ * machine lacks a tool the test needs (`needs`, test/support/tools.mts: never under CI, where a
+ * missing tool fails the run instead).
+ */
 export interface BlockUse {
   readonly file: string;
   readonly text: string;
-  readonly how: "ran" | "type-checked";
+  readonly how: "ran" | "type-checked" | "skipped";
   /** The test file, repository-relative. */
   readonly by: string;
+  /** Why a skipped test did not run it ("needs espeak-ng; install: …"). */
+  readonly reason?: string;
 }
 
 /** Where `npm test` collects the uses (set by scripts/test.sh); nothing is recorded without it. */
 export const coverageVariable = "CLOUDPLATFORM_DOC_COVERAGE";
 
-/** Records that the test `by` ran (or type-checked) these blocks, for the coverage report. */
-export function recordUse(blocks: readonly DocBlock[], how: BlockUse["how"], by: string): void {
+/**
+ * Records that the test `by` ran (or type-checked, or skipped for `reason`) these blocks, for the
+ * coverage report. A test that runs blocks and may be skipped for a missing tool records them as
+ * skipped then: on a machine without the tool, `npm test` reports them not run here, not unrun.
+ */
+export function recordUse(blocks: readonly DocBlock[], how: BlockUse["how"], by: string, reason?: string): void {
   const dir = process.env[coverageVariable];
   if (!dir) return;
   const relative = path.isAbsolute(by) ? path.relative(repoRoot, by) : by;
-  const lines = blocks.map((b) => JSON.stringify({ file: b.file, text: b.text, how, by: relative } satisfies BlockUse));
+  const use = (b: DocBlock): BlockUse => ({
+    file: b.file,
+    text: b.text,
+    how,
+    by: relative,
+    ...(reason ? { reason } : {}),
+  });
+  const lines = blocks.map((b) => JSON.stringify(use(b)));
   appendFileSync(path.join(dir, `uses-${process.pid}.jsonl`), `${lines.join("\n")}\n`);
 }
 
@@ -171,27 +188,41 @@ export interface BlockCoverage {
   readonly block: DocBlock;
   readonly ran: readonly string[];
   readonly typeChecked: readonly string[];
+  /** The tests that would have run it, skipped here for a missing tool: "<test>: <reason>". */
+  readonly skipped: readonly string[];
 }
 
 /** Each shell block and program with the tests that used it. */
 export function coverage(blocks: readonly DocBlock[], uses: readonly BlockUse[]): BlockCoverage[] {
   const key = (file: string, text: string) => `${file}\n${text}`;
-  const by = new Map<string, { ran: Set<string>; typeChecked: Set<string> }>();
+  const by = new Map<string, { ran: Set<string>; typeChecked: Set<string>; skipped: Set<string> }>();
   for (const use of uses) {
-    const entry = by.get(key(use.file, use.text)) ?? { ran: new Set<string>(), typeChecked: new Set<string>() };
-    (use.how === "ran" ? entry.ran : entry.typeChecked).add(use.by);
+    const entry = by.get(key(use.file, use.text)) ?? { ran: new Set(), typeChecked: new Set(), skipped: new Set() };
+    if (use.how === "skipped") entry.skipped.add(`${use.by}: ${use.reason ?? "skipped"}`);
+    else (use.how === "ran" ? entry.ran : entry.typeChecked).add(use.by);
     by.set(key(use.file, use.text), entry);
   }
   return blocks
     .filter((block) => block.kind !== "text")
     .map((block) => {
       const entry = by.get(key(block.file, block.text));
-      return { block, ran: [...(entry?.ran ?? [])].sort(), typeChecked: [...(entry?.typeChecked ?? [])].sort() };
+      const sorted = (set: Set<string> | undefined) => [...(set ?? [])].sort();
+      return {
+        block,
+        ran: sorted(entry?.ran),
+        typeChecked: sorted(entry?.typeChecked),
+        skipped: sorted(entry?.skipped),
+      };
     });
 }
 
-/** A block the rule refuses: neither run by a test nor marked. */
-export const uncovered = (entry: BlockCoverage): boolean => entry.ran.length === 0 && entry.block.notRun === undefined;
+/** Not run on this machine only because a test that runs it was skipped for a missing tool. */
+const skippedHere = (entry: BlockCoverage): boolean =>
+  entry.ran.length === 0 && entry.block.notRun === undefined && entry.skipped.length > 0;
+
+/** A block the rule refuses: neither run by a test nor marked (nor skipped here for a missing tool). */
+export const uncovered = (entry: BlockCoverage): boolean =>
+  entry.ran.length === 0 && entry.block.notRun === undefined && entry.skipped.length === 0;
 
 /** The report's lines: one per block, then the totals; the refused ones first, so a reader sees them. */
 export function coverageReport(entries: readonly BlockCoverage[]): string[] {
@@ -204,11 +235,14 @@ export function coverageReport(entries: readonly BlockCoverage[]): string[] {
     const checked = e.typeChecked.length > 0 ? `; type-checked by ${e.typeChecked.join(", ")}` : "";
     lines.push(`  - ${where(e)} not run: ${e.block.notRun}${checked}`);
   }
+  const skipped = entries.filter(skippedHere);
+  for (const e of skipped) lines.push(`  - ${where(e)} not run on this machine: ${e.skipped.join("; ")}`);
   for (const [page, why] of Object.entries(pagesLeftOut)) lines.push(`  - ${page}* left out: ${why}`);
   const ran = entries.filter((x) => x.ran.length > 0).length;
+  const skippedText = skipped.length > 0 ? `, skipped for a missing tool ${skipped.length}` : "";
   lines.push(
     `Documentation blocks (shell and programs): ${entries.length}; run by a test ${ran}, ` +
-      `marked not run ${entries.length - ran - refused.length}, neither ${refused.length}`,
+      `marked not run ${entries.length - ran - refused.length - skipped.length}${skippedText}, neither ${refused.length}`,
   );
   return lines;
 }

@@ -1,7 +1,10 @@
 // The documentation harness's own rules (test/support/doc-blocks.mts): what counts as a command or a
 // program, how a marker is read, and that coverage refuses a block neither run nor marked.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../support/doc-links.mts";
+import { debianTools } from "../support/tools.mts";
 import { allDocBlocks, blocksOf, coverage, coverageReport, sectionBlocks, uncovered } from "../support/doc-blocks.mts";
 
 const page = [
@@ -64,6 +67,36 @@ describe("the documentation's blocks", () => {
     expect(coverageReport(none).at(-1)).toBe(
       "Documentation blocks (shell and programs): 2; run by a test 0, marked not run 1, neither 1",
     );
+  });
+
+  it("not run on this machine only because their test lacked a tool: reported so, not refused", () => {
+    const blocks = blocksOf("p.md", page);
+    const reason = "needs espeak-ng; install: sudo apt-get install -y espeak-ng";
+    const skipped = coverage(blocks, [
+      { file: "p.md", text: "npm install\n", how: "skipped", by: "test/e2e/x.test.ts", reason },
+    ]);
+    expect(skipped.filter(uncovered)).toEqual([]);
+    const report = coverageReport(skipped);
+    expect(report).toContain(`  - p.md:3 (sh) not run on this machine: test/e2e/x.test.ts: ${reason}`);
+    expect(report.at(-1)).toBe(
+      "Documentation blocks (shell and programs): 2; run by a test 0, marked not run 1, skipped for a missing tool 1, neither 0",
+    );
+  });
+
+  it("are recorded as skipped by every test file that runs them and may be skipped for a Debian tool", () => {
+    // Such a file records nothing when skipped, and `npm test` on a machine without the tool then
+    // refuses its blocks as run by no test (found on a fresh machine at 86d82a7: doc-programs).
+    const dir = path.join(repoRoot, "test", "e2e");
+    const offenders = readdirSync(dir)
+      .filter((name) => name.endsWith(".test.ts"))
+      .filter((name) => {
+        const text = readFileSync(path.join(dir, name), "utf8");
+        const debianNeeds = [...text.matchAll(/needs\(([^)]*)\)/g)].some((m) =>
+          debianTools.some((tool) => m[1]!.includes(`"${tool}"`)),
+        );
+        return debianNeeds && /recordUse\([^)]*"ran"/.test(text) && !/"skipped"/.test(text);
+      });
+    expect(offenders).toEqual([]);
   });
 
   it("of a section are those under its heading only", () => {
