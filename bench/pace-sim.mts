@@ -1,14 +1,15 @@
-// `node bench/pace-sim.mts`: the pacing gate (provider/request/pace.ts) in a simulation on a virtual
+// `npm run bench:pace [-- <seeds>]`: the pacing gate (provider/request/pace.ts) on a virtual
 // clock, to compare its behaviour over many shapes of platform in seconds instead of the real
 // rate-limit rows' minutes each: 1 to 8 stacks sharing one key, a limit of 5 to 50 requests a
 // second with small and large bursts, `Retry-After` in whole seconds or none, an engine that sends
 // 7 requests a second per stack (this 2-core machine) or 40 (a fast one). Each stack is its own
 // gate, as each is its own provider process; its requests are retried as provider/request/
 // retrying.ts does (a refusal with `Retry-After` waits at the gate, one without backs off on its
-// own, at most `defaultRetryPolicy.maxAttempts` attempts). Counted as the real rows count them: the
+// own, at most `defaultRetryPolicy.maxRefusedAttempts` attempts within its `maxTotalMs`). Counted
+// as the real rows count them: the
 // refusals at the platform's front against the requests served, the slowest stack's time against
 // the ideal (requests served ÷ limit, or the engine's own time where that is longer), and any
-// request that ran out of attempts or time (a failed `up`). `npm run bench:pace [-- <seeds>]`.
+// request that ran out of attempts or time (a failed `up`). Seeds: 3 unless given.
 //
 // A model, not a measurement: the engine is a pool of workers with a fixed think time, the
 // platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
@@ -195,7 +196,7 @@ console.log(
 for (const shape of shapes) {
   const outcomes: Outcome[] = [];
   for (let seed = 1; seed <= rounds; seed++) outcomes.push(await simulate(shape, seed * 7919));
-  const ratio = median(outcomes.map((o) => o.seconds / Math.max(o.ideal, (shape.requests / shape.engineRate) * 1)));
+  const ratio = median(outcomes.map((o) => o.seconds / Math.max(o.ideal, shape.requests / shape.engineRate)));
   const row = [
     String(shape.engineRate).padStart(8),
     `${shape.rate}/${shape.burst}`.padStart(11),
