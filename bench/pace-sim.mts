@@ -6,10 +6,10 @@
 // gate, as each is its own provider process; its requests are retried as provider/request/
 // retrying.ts does (a refusal with `Retry-After` waits at the gate, one without backs off on its
 // own, at most `defaultRetryPolicy.maxRefusedAttempts` attempts within its `maxTotalMs`). Counted
-// as the real rows count them: the
-// refusals at the platform's front against the requests served, the slowest stack's time against
-// the ideal (requests served ÷ limit, or the engine's own time where that is longer), and any
-// request that ran out of attempts or time (a failed `up`). Seeds: 3 unless given.
+// as the real rows count them: the refusals at the platform's front against the requests served,
+// the slowest stack's time against the ideal (requests served ÷ limit, or the engine's own time
+// where that is longer), and any request that ran out of attempts or time (a failed `up`). Seeds:
+// 3 unless given.
 //
 // A model, not a measurement: the engine is a pool of workers with a fixed think time, the
 // platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
