@@ -160,6 +160,24 @@ describe("Pace (fake clock)", () => {
     await stream.all;
   });
 
+  it("probes past the plateau by 5 %, then 10 % a second, never by more", async () => {
+    const g = await refusedAtEightAndAHalf();
+    const stream = callers(g, 400);
+    const seen = await rates(g, 12_000);
+    const settled = seen.findIndex((r) => r >= 8.5 * 0.95 - 1e-9);
+    const steps = seen
+      .slice(settled)
+      .map((r, i, after) => r / (after[i - 1] ?? r))
+      .filter((ratio) => ratio > 1 + 1e-9);
+    // Several probes in the 12 s (the plateau is 2 s), each at most 10 %: steps that kept doubling
+    // (20 %, 40 %…) overshot the limit by so much that stacks sharing a key were refused more often.
+    expect(steps.length).toBeGreaterThanOrEqual(4);
+    expect(steps[0]).toBeCloseTo(1.05);
+    for (const step of steps.slice(1)) expect(step).toBeCloseTo(1.1);
+    await vi.advanceTimersByTimeAsync(100_000);
+    await stream.all;
+  });
+
   it("refused again soon, holds twice as long before probing; refused rarely, half as long again", async () => {
     const g = await refusedAtEightAndAHalf();
     // Callers for about 13 s: 1.5 s, the refusal, a second back, the plateau, a few probes.
