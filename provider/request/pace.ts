@@ -66,10 +66,10 @@ const longestPlateauMs = 8_000;
  * Probing raises the rate by 5 % in its first second and 10 % in each after, so that a share
  * another stack freed (it finished) is found in a few seconds. The step stops growing there: a
  * probe past the limit is refused on whichever stack sends next, and steps that kept doubling
- * (20 %, 40 %…) overshot by so much that stacks sharing a key were refused about 1.6 times as
- * often (the simulation, `npm run bench:pace`: 12 % against 9 % of the requests served for three
- * stacks at 5 requests a second). A limit far above the first estimate is found before this, while
- * the rate still grows by half every second (`startIncrease`).
+ * (20 %, 40 %…) overshot by so much that stacks sharing a key were refused 1.3 to 1.5 times as
+ * often (the simulation, `npm run bench:pace`, at 5 requests a second: 11.6 % against 8.9 % of the
+ * requests served for three stacks, 35 % against 24 % for eight). A limit far above the first
+ * estimate is found before this, while the rate still grows by half every second (`startIncrease`).
  */
 const firstProbeStep = 0.05;
 const largestProbeStep = 0.1;
