@@ -8,6 +8,7 @@
 // JavaScript and its dependencies have no native code, so one install serves every platform and
 // only the launcher differs (a batch file on Windows). Prints each tarball's path on stdout.
 import { execFileSync } from "node:child_process";
+import { readdirSync, unlinkSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -66,13 +67,19 @@ async function copyDocExamples(stage: string): Promise<void> {
 }
 
 /** Declarations, source maps and docs are never loaded at run time; licenses stay. */
-async function pruneNodeModules(dir: string): Promise<number> {
+/**
+ * Removes declarations, source maps and documentation from the installed dependencies. With the
+ * synchronous calls: one `rm` promise per file (about 10,000) once never settled in CI (the pack sat
+ * idle in its event loop until the test's hook timed out, 2026-11-29), and a walk of a folder this
+ * script just made has nothing to overlap with.
+ */
+function pruneNodeModules(dir: string): number {
   let removed = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
     const name = entry.name;
     if (/\.d\.[cm]?ts$|\.map$|\.md$/i.test(name) && !/^licen[cs]e/i.test(name)) {
-      await rm(path.join(entry.parentPath, name));
+      unlinkSync(path.join(entry.parentPath, name));
       removed += 1;
     }
   }
@@ -143,7 +150,7 @@ async function main(): Promise<void> {
           "(it fills the npm cache), then run `npm run plugin:pack` again",
       );
     }
-    const pruned = await pruneNodeModules(path.join(stage, "node_modules"));
+    const pruned = pruneNodeModules(path.join(stage, "node_modules"));
     await rm(path.join(stage, "node_modules", ".package-lock.json"), { force: true });
     log(`removed ${pruned} declaration, source-map and documentation files from node_modules`);
 
