@@ -68,9 +68,9 @@ async function copyDocExamples(stage: string): Promise<void> {
 
 /**
  * Removes declarations, source maps and documentation from the installed dependencies: never
- * loaded at run time (licenses stay). With synchronous calls: one `rm` promise per file (about 10,000) once never settled in CI (the pack sat
- * idle in its event loop until the test's hook timed out, 2026-11-29), and a walk of a folder this
- * script just made has nothing to overlap with.
+ * loaded at run time (licenses stay). With synchronous calls: one `rm` promise per file (about
+ * 10,000) once never settled in CI (the pack sat idle in its event loop until the test's hook
+ * timed out, 2026-11-29), and a walk of a folder this script just made has nothing to overlap with.
  */
 function pruneNodeModules(dir: string): number {
   let removed = 0;

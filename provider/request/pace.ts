@@ -263,7 +263,7 @@ export class Pace {
       raised = Math.min(this.ceiling * settleShare, this.rate * recoverIncrease);
       if (raised === this.ceiling * settleShare) this.settledAt = now;
     } else if (now - this.settledAt < this.plateauMs) return;
-    else raised = this.rate * (1 + Math.min(largestProbeStep, firstProbeStep * 2 ** this.probes++));
+    else raised = this.rate * (1 + (this.probes++ === 0 ? firstProbeStep : largestProbeStep));
     this.rate = Math.min(raised, this.limits.maxRequestsPerSecond ?? Infinity);
     this.lastChangeAt = now;
   }
