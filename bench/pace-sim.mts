@@ -145,8 +145,9 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
     }
   }
 
+  const sharedGate = new Pace(clock);
   async function stack(): Promise<number> {
-    const gate = new Pace(clock);
+    const gate = shared ? sharedGate : new Pace(clock);
     let next = 0;
     const think = (workers / shape.engineRate) * 1000;
     await Promise.all(
@@ -188,7 +189,10 @@ for (const engineRate of [7, 40])
     ] as const)
       for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
 
-const rounds = Number(process.argv[2] ?? 3);
+const args = process.argv.slice(2);
+/** `--shared`: every stack's calls pass one gate, as provider processes on one machine share it. */
+const shared = args.includes("--shared");
+const rounds = Number(args.find((a) => a !== "--shared") ?? 3);
 console.log(
   "engine/s  limit/burst  Retry-After  stacks  time÷ideal  refused  failed  first done  (medians of %d seeds)",
   rounds,

@@ -3,7 +3,9 @@
 // Retry-After over it), each provider process pacing itself through its gate
 // (provider/request/pace.ts) without being told the limit:
 //   rate-limit-one     one stack of 1,000 buckets and 1,000 credentials (60 + 60 with --short);
-//   rate-limit-shared  three stacks of 300 + 300 at once, one API key, one limit (30 + 30 with --short).
+//   rate-limit-shared  three stacks of 300 + 300 at once, one API key, one limit (30 + 30 with --short);
+//   rate-limit-shared-no-burst  the same under a limit with no burst (a token bucket of 1): any two
+//                      calls closer than 100 ms, whichever stacks sent them, and the second is refused.
 // The baseline is the ideal, measured in the same run: the requests the platform served divided by
 // the limit (a client that knew the limit and never waited for anything else). The time is the
 // engine's operation alone (the slowest of the three stacks); the refusals are the emulator's own
@@ -21,9 +23,11 @@ import type { RowResult, Suite } from "./lib.mts";
 const limit = 10;
 
 interface Case {
-  readonly id: "rate-limit-one" | "rate-limit-shared";
+  readonly id: "rate-limit-one" | "rate-limit-shared" | "rate-limit-shared-no-burst";
   readonly stacks: number;
   readonly buckets: number;
+  /** The token bucket's size: the calls the platform takes at once after a pause. */
+  readonly burst: number;
 }
 
 interface Measured {
@@ -50,7 +54,7 @@ async function deploy(
 ): Promise<Measured> {
   const platform = new Platform(emulator);
   await platform.reset();
-  await platform.setRateLimit({ requestsPerSecond: limited ? limit : 0 });
+  await platform.setRateLimit(limited ? { requestsPerSecond: limit, burst: c.burst } : { requestsPerSecond: 0 });
   const binDir = pulumiBinDir();
   const started = performance.now();
   const results = await Promise.all(
@@ -93,7 +97,8 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
   const what =
     c.stacks === 1
       ? `one stack of ${c.buckets} buckets + ${c.buckets} credentials under ${limit} requests/s`
-      : `${c.stacks} stacks of ${c.buckets} + ${c.buckets} at once, one key, one limit of ${limit} requests/s`;
+      : `${c.stacks} stacks of ${c.buckets} + ${c.buckets} at once, one key, one limit of ${limit} requests/s` +
+        (c.burst === 1 ? " with no burst" : "");
   return {
     id: c.id,
     what,
@@ -111,16 +116,18 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
 
 export const rateLimitSuite: Suite = {
   name: "rate-limit",
-  rowIds: ["rate-limit-one", "rate-limit-shared"],
+  rowIds: ["rate-limit-one", "rate-limit-shared", "rate-limit-shared-no-burst"],
   async run(options) {
     const all: readonly Case[] = options.short
       ? [
-          { id: "rate-limit-one", stacks: 1, buckets: 60 },
-          { id: "rate-limit-shared", stacks: 3, buckets: 30 },
+          { id: "rate-limit-one", stacks: 1, buckets: 60, burst: limit },
+          { id: "rate-limit-shared", stacks: 3, buckets: 30, burst: limit },
+          { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 30, burst: 1 },
         ]
       : [
-          { id: "rate-limit-one", stacks: 1, buckets: 1000 },
-          { id: "rate-limit-shared", stacks: 3, buckets: 300 },
+          { id: "rate-limit-one", stacks: 1, buckets: 1000, burst: limit },
+          { id: "rate-limit-shared", stacks: 3, buckets: 300, burst: limit },
+          { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 300, burst: 1 },
         ];
     // Each full-size case takes minutes: run only the rows asked for.
     const cases = all.filter((c) => options.rows.size === 0 || options.rows.has(c.id));

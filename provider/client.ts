@@ -21,7 +21,7 @@ import { systemClock } from "./vocabulary.js";
 import { authenticate, refusedCredential } from "./request/authenticate.js";
 import { classify } from "./request/classify.js";
 import { prepare } from "./request/prepare.js";
-import { handedToGate, paceFor, paced } from "./request/pace.js";
+import { gateFor, handedToGate, paced } from "./request/pace.js";
 import { isExpected, read } from "./request/read.js";
 import { reconciling } from "./request/reconcile.js";
 import { retrying } from "./request/retrying.js";
@@ -53,7 +53,7 @@ export class ApiClient {
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const req = prepare(opts, this.settings, this.options);
     const clock = this.options.clock ?? systemClock;
-    const gate = paceFor(clock, req.url.origin, this.settings.auth.value, this.settings);
+    const gate = gateFor(clock, req.url.origin, this.settings.auth.value, this.settings);
     const current = () => this.options.currentAuth?.() ?? this.settings.auth;
     // Every sending after the first goes before first sendings at the gate (pace.ts, `acquire`).
     let sendings = 0;

@@ -16,7 +16,8 @@
  */
 import { createHash } from "node:crypto";
 import { parseRetryAfter } from "../retry.js";
-import type { Clock } from "../vocabulary.js";
+import { systemClock, type Clock } from "../vocabulary.js";
+import { gateName, SharedGate } from "./shared-gate.js";
 import type { Answer, Failure } from "./types.js";
 
 /** The settings a user can give the gate (cloudplatform:maxRequestsPerSecond, …). */
@@ -39,6 +40,12 @@ export type Signal =
 /** One sending let through: when, so that a late answer to an old request does not lower the rate twice. */
 export interface Ticket {
   readonly at: number;
+}
+
+/** What a sending passes: this process's own `Pace`, or one shared with other processes (shared-gate.ts). */
+export interface Gate {
+  acquire(retry?: boolean): Promise<Ticket>;
+  release(ticket: Ticket, signal: Signal): void;
 }
 
 /** A refusal keeps this share of the rate; a 503 keeps `busyDecrease`. */
@@ -89,7 +96,7 @@ const windowMs = 1_000;
  */
 const firstWindow = 8;
 
-export class Pace {
+export class Pace implements Gate {
   /** Requests per second; Infinity while no limit is known. */
   private rate: number;
   /** The rate a refusal came at: recovering up to it is quick. */
@@ -132,6 +139,24 @@ export class Pace {
       this.rate = Math.min(this.rate === Infinity ? max : this.rate, max);
     }
     this.limits = limits;
+  }
+
+  /**
+   * Starts a gate that knows no rate yet at `rate`, held there for a plateau before probing past
+   * it: the rate the leader of a shared gate last gave, when this process takes over from it.
+   */
+  resume(rate: number): void {
+    if (this.rate !== Infinity || !(rate > 0)) return;
+    const now = this.clock.now();
+    this.rate = Math.min(rate, this.limits.maxRequestsPerSecond ?? Infinity);
+    this.ceiling = this.rate / settleShare;
+    this.settledAt = now;
+    this.lastChangeAt = now;
+  }
+
+  /** The settings in force: part of a shared gate's name. */
+  get limitsInForce(): PaceLimits {
+    return this.limits;
   }
 
   /** The rate in use (Infinity: none), for tests and log lines. */
@@ -270,7 +295,7 @@ export class Pace {
 }
 
 /** One sending through `gate`: waits for its turn, sends, and tells the gate what the answer said. */
-export async function paced(gate: Pace, clock: Clock, send: () => Promise<Answer>, retry = false): Promise<Answer> {
+export async function paced(gate: Gate, clock: Clock, send: () => Promise<Answer>, retry = false): Promise<Answer> {
   const ticket = await gate.acquire(retry);
   let answer: Answer | undefined;
   try {
@@ -304,15 +329,45 @@ export function handedToGate(failure: Failure): Failure {
  * settings change) shares one.
  */
 const gates = new WeakMap<Clock, Map<string, Pace>>();
+/** Per address and credential, as `gates`: the system clock's gates shared with other processes. */
+const sharedGates = new Map<string, SharedGate>();
 
-/** The gate for requests to `origin` with `credential`, its limits set to `limits`. */
+/** A digest, so that no map or file name holds a credential. */
+const digestOf = (credential: string) => createHash("sha256").update(credential).digest("base64url");
+
+/** This process's own gate for requests to `origin` with `credential`, its limits set to `limits`. */
 export function paceFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Pace {
   let byKey = gates.get(clock);
   if (byKey === undefined) gates.set(clock, (byKey = new Map()));
-  // A digest, so the map never holds a credential.
-  const key = `${origin} ${createHash("sha256").update(credential).digest("base64url")}`;
+  const key = `${origin} ${digestOf(credential)}`;
   let gate = byKey.get(key);
   if (gate === undefined) byKey.set(key, (gate = new Pace(clock, limits)));
   else gate.setLimits(limits);
+  return gate;
+}
+
+/**
+ * `CLOUDPLATFORM_SHARED_GATE=0` (or `false`, `off`) keeps each process to its own gate: for a
+ * process that must not depend on others of the same user (docs/limits.md).
+ */
+function sharingOff(): boolean {
+  return /^(0|false|off|no)$/i.test(process.env["CLOUDPLATFORM_SHARED_GATE"]?.trim() ?? "");
+}
+
+/**
+ * The gate requests to `origin` with `credential` pass: on the system clock, shared with the other
+ * processes of this user calling the same address with the same key and limits (shared-gate.ts);
+ * otherwise (a test's clock, sharing turned off) this process's own.
+ */
+export function gateFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Gate {
+  const pace = paceFor(clock, origin, credential, limits);
+  if (clock !== systemClock || sharingOff()) return pace;
+  const digest = digestOf(credential);
+  const key = `${origin} ${digest}`;
+  let gate = sharedGates.get(key);
+  if (gate === undefined) {
+    gate = new SharedGate(pace, () => gateName(origin, digest, pace.limitsInForce));
+    sharedGates.set(key, gate);
+  }
   return gate;
 }

@@ -1,0 +1,376 @@
+/**
+ * Provider processes on one machine that call one platform address with one key, and the same
+ * limits, pace their calls through one gate (issue 39, docs/limits.md). Stacks deploying at once
+ * with one key are each their own `pulumi up` and provider process; with a gate each, they could
+ * only find their shares of the key's limit through each other's refusals, and under a limit with
+ * no burst they collided on most calls. Here the first process to call leads: it serves its gate to
+ * the others over a local socket (in a folder only this user can open; a named pipe on Windows), and
+ * they ask it for each turn and tell it what each answer said. In the simulation (`npm run
+ * bench:pace -- 5 --shared`), 1-4 % of the calls refused in every shape where separate gates had
+ * 0-46 %, and the stacks finish together.
+ *
+ * When the leader exits (its stack is done), the others elect a new one, which starts at the rate
+ * the old one last gave. Anything amiss with the socket (no safe folder, an answer out of protocol,
+ * repeated losses) leaves the process with its own gate, as before sharing: sharing can only save
+ * refusals, never stop a call.
+ */
+import { createHash } from "node:crypto";
+import { lstatSync, unlinkSync } from "node:fs";
+import { lstat, mkdir, unlink } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { Gate, Pace, PaceLimits, Signal, Ticket } from "./pace.js";
+
+/** Part of every address: processes of a provider whose messages differ never meet. */
+const protocol = 1;
+/** Leaders lost in a row without a turn from any (one that accepts and drops every link) before this process keeps its own gate for good. */
+const mostLosses = 20;
+
+/** A socket message that does not follow the protocol: the link is dropped, the process goes on. */
+class OutOfProtocol extends Error {}
+/** The leader went away with this caller's turn: the caller asks the next leader. */
+class LeaderGone extends Error {}
+
+const signalKinds = new Set<string>(["accepted", "refused", "busy", "none"]);
+
+/** Newline-separated JSON objects from `socket`, to `take`; anything else drops the link. */
+function readLines(socket: net.Socket, take: (message: Record<string, unknown>) => void): void {
+  let pending = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    pending += chunk;
+    for (let end = pending.indexOf("\n"); end !== -1; end = pending.indexOf("\n")) {
+      const line = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      try {
+        const message: unknown = JSON.parse(line);
+        if (typeof message !== "object" || message === null || Array.isArray(message)) throw new OutOfProtocol();
+        take(message as Record<string, unknown>);
+      } catch {
+        socket.destroy();
+        return;
+      }
+    }
+    // A peer that never ends a line is not one of ours.
+    if (pending.length > 4096) socket.destroy();
+  });
+}
+
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
+
+function signalOf(value: unknown): Signal {
+  const s = value as { kind?: unknown; retryAfterMs?: unknown } | null;
+  if (typeof s !== "object" || s === null || typeof s.kind !== "string" || !signalKinds.has(s.kind)) {
+    throw new OutOfProtocol();
+  }
+  if (s.kind !== "refused") return { kind: s.kind as "accepted" | "busy" | "none" };
+  const ms = s.retryAfterMs;
+  if (ms === undefined) return { kind: "refused" };
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw new OutOfProtocol();
+  return { kind: "refused", retryAfterMs: ms };
+}
+
+/**
+ * Serves `gate` to the processes that connect: their turns are taken in the same queue as this
+ * process's own. A turn held by a process that went away is given back as unanswered.
+ */
+function serve(server: net.Server, gate: Pace, stopped: () => void): () => void {
+  const links = new Set<net.Socket>();
+  server.on("connection", (socket) => {
+    links.add(socket);
+    // The leader's own work, not its followers', decides when its process ends.
+    socket.unref();
+    socket.on("error", () => undefined);
+    const held = new Map<number, Ticket>();
+    let gone = false;
+    socket.on("close", () => {
+      gone = true;
+      links.delete(socket);
+      for (const ticket of held.values()) gate.release(ticket, { kind: "none" });
+      held.clear();
+    });
+    readLines(socket, (message) => {
+      if (isId(message["a"])) {
+        const id = message["a"];
+        void gate.acquire(message["r"] === true).then((ticket) => {
+          if (gone) return gate.release(ticket, { kind: "none" });
+          held.set(id, ticket);
+          const rate = gate.currentRate;
+          socket.write(`${JSON.stringify({ g: id, rate: Number.isFinite(rate) ? rate : null })}\n`);
+        });
+      } else if (isId(message["f"])) {
+        const ticket = held.get(message["f"]);
+        if (ticket === undefined) return;
+        held.delete(message["f"]);
+        gate.release(ticket, signalOf(message["s"]));
+      } else {
+        throw new OutOfProtocol();
+      }
+    });
+  });
+  // Stops serving: the followers' links are cut, and they elect another leader.
+  return () => {
+    stopped();
+    // Closing the server removes its socket file.
+    server.close();
+    for (const socket of links) socket.destroy();
+  };
+}
+
+/** A follower's connection to the leader: each turn asked for, and answered with the leader's rate. */
+class Link {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { go: (rate: number | undefined) => void; lost: (e: Error) => void }>();
+  private closed = false;
+
+  constructor(
+    private readonly socket: net.Socket,
+    onClose: () => void,
+  ) {
+    // Held only while a turn is awaited: a process done with its calls is not kept alive by the link.
+    socket.unref();
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      this.closed = true;
+      for (const waiter of this.waiting.values()) waiter.lost(new LeaderGone());
+      this.waiting.clear();
+      onClose();
+    });
+    readLines(socket, (message) => {
+      const id = message["g"];
+      const rate = message["rate"];
+      if (!isId(id) || !(rate === null || (typeof rate === "number" && rate > 0))) throw new OutOfProtocol();
+      const waiter = this.waiting.get(id);
+      this.waiting.delete(id);
+      if (this.waiting.size === 0) socket.unref();
+      waiter?.go(rate ?? undefined);
+    });
+  }
+
+  turn(retry: boolean): Promise<{ id: number; rate: number | undefined }> {
+    if (this.closed) return Promise.reject(new LeaderGone());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { go: (rate) => resolve({ id, rate }), lost: reject });
+      this.socket.ref();
+      this.socket.write(`${JSON.stringify({ a: id, r: retry })}\n`);
+    });
+  }
+
+  release(id: number, signal: Signal): void {
+    if (!this.closed) this.socket.write(`${JSON.stringify({ f: id, s: signal })}\n`);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+type Role =
+  | { readonly kind: "alone" }
+  | { readonly kind: "leader"; readonly stop: () => void }
+  | { readonly kind: "follower"; readonly link: Link };
+
+const alone: Role = { kind: "alone" };
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function connectTo(address: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(address);
+    socket.once("connect", () => {
+      socket.removeListener("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+function listenOn(address: string): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(address, () => {
+      server.removeListener("error", reject);
+      server.on("error", () => undefined);
+      // The leader's own work decides when its process ends, not the gate it serves.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+/**
+ * The socket files this process leads at, with their inodes. A leader's file outlives a process
+ * that exits without closing its server; the next process to call finds it refused and replaces it
+ * (`elect`), but a folder of stale files is untidy: at exit each is removed, if it is still this
+ * process's (not one a later leader put there).
+ */
+const ledAt = new Map<string, number>();
+let removingAtExit = false;
+
+function removeAtExit(place: string, ino: number): void {
+  if (!removingAtExit) {
+    removingAtExit = true;
+    process.once("exit", () => {
+      for (const [file, own] of ledAt) {
+        try {
+          if (lstatSync(file).ino === own) unlinkSync(file);
+        } catch {
+          // Gone already.
+        }
+      }
+    });
+  }
+  ledAt.set(place, ino);
+}
+
+/** Who the processes are that may share: one user (a number on POSIX, a digest of the name on Windows). */
+function userTag(): string {
+  if (process.getuid !== undefined) return String(process.getuid());
+  let name = "";
+  try {
+    name = os.userInfo().username;
+  } catch {
+    // No user name to be had (some containers): one tag for all, as the pipe's own access rules then decide.
+  }
+  return createHash("sha256").update(name).digest("hex").slice(0, 12);
+}
+
+/**
+ * Where the processes sharing the gate named `name` meet: a socket in `folder` (created for this
+ * user only), a named pipe on Windows; undefined when the folder is not this user's alone, since a
+ * socket there could be another user's.
+ */
+export async function meetingPlace(
+  name: string,
+  folder = path.join(os.tmpdir(), `cloudplatform-${userTag()}`),
+): Promise<string | undefined> {
+  if (process.platform === "win32") return `\\\\.\\pipe\\cloudplatform-gate-${userTag()}-${name}`;
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const info = await lstat(folder);
+  if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o077) !== 0) return undefined;
+  // Unix socket paths are short (104 bytes on macOS): the name is a digest.
+  const place = path.join(folder, `gate-${name}.sock`);
+  return Buffer.byteLength(place) < 100 ? place : undefined;
+}
+
+/** The name of the gate for `origin`, a credential's digest and `limits`: no credential in a file name. */
+export function gateName(origin: string, credentialDigest: string, limits: PaceLimits): string {
+  const limitsKey = [limits.maxRequestsPerSecond ?? null, limits.maxConcurrentRequests ?? null];
+  return createHash("sha256")
+    .update(JSON.stringify([protocol, origin, credentialDigest, limitsKey]))
+    .digest("hex")
+    .slice(0, 24);
+}
+
+/**
+ * The gate of this process for one address and key, shared with the other processes of this user
+ * that use the same (the module comment). `local` is this process's own gate: the one it serves
+ * when it leads, and the one it uses when it cannot share.
+ */
+export class SharedGate implements Gate {
+  private role: Promise<Role> | undefined;
+  private losses = 0;
+  /** The name the current role was elected under: new limits mean another gate. */
+  private roleName = "";
+  /** The leader's rate at the last turn it gave: where this process starts if it leads next. */
+  private leaderRate: number | undefined;
+  private readonly remote = new WeakMap<Ticket, { readonly link: Link; readonly id: number }>();
+  /** The link of the current role, while it is a follower's: its close clears the role. */
+  private following: Link | undefined;
+
+  constructor(
+    private readonly local: Pace,
+    /** The gate's name for the limits in force (`gateName`). */
+    private readonly name: () => string,
+    private readonly place: (name: string) => Promise<string | undefined> = meetingPlace,
+  ) {}
+
+  get currentRate(): number {
+    return this.local.currentRate;
+  }
+
+  async acquire(retry = false): Promise<Ticket> {
+    for (;;) {
+      const role = await this.currentRole();
+      if (role.kind !== "follower") return this.local.acquire(retry);
+      try {
+        const { id, rate } = await role.link.turn(retry);
+        this.leaderRate = rate;
+        this.losses = 0;
+        const ticket: Ticket = { at: Date.now() };
+        this.remote.set(ticket, { link: role.link, id });
+        return ticket;
+      } catch (error) {
+        if (!(error instanceof LeaderGone)) throw error;
+        // The link's close has cleared the role: the next round elects again.
+      }
+    }
+  }
+
+  release(ticket: Ticket, signal: Signal): void {
+    const via = this.remote.get(ticket);
+    if (via === undefined) this.local.release(ticket, signal);
+    else via.link.release(via.id, signal);
+  }
+
+  /** Leaves the gate it shares (a test's end; new limits): the next call elects again. */
+  async leave(): Promise<void> {
+    const role = await this.role;
+    this.role = undefined;
+    this.following = undefined;
+    if (role?.kind === "leader") role.stop();
+    if (role?.kind === "follower") role.link.close();
+  }
+
+  private async currentRole(): Promise<Role> {
+    const name = this.name();
+    if (this.role !== undefined && name !== this.roleName) await this.leave();
+    if (this.role === undefined) {
+      this.roleName = name;
+      this.role = this.losses >= mostLosses ? Promise.resolve(alone) : this.elect(name).catch(() => alone);
+    }
+    return this.role;
+  }
+
+  private async elect(name: string): Promise<Role> {
+    const place = await this.place(name);
+    if (place === undefined) return alone;
+    for (let tries = 0; tries < 3; tries++) {
+      try {
+        return this.follow(await connectTo(place));
+      } catch (error) {
+        const code = errorCode(error);
+        // A socket no process listens on: its leader ended without closing it.
+        if (code === "ECONNREFUSED" && process.platform !== "win32") await unlink(place).catch(() => undefined);
+        else if (code !== "ENOENT") return alone;
+      }
+      try {
+        const server = await listenOn(place);
+        if (process.platform !== "win32") removeAtExit(place, (await lstat(place)).ino);
+        const stop = serve(server, this.local, () => ledAt.delete(place));
+        if (this.leaderRate !== undefined) this.local.resume(this.leaderRate);
+        return { kind: "leader", stop };
+      } catch (error) {
+        // Another process became the leader in between: follow it.
+        if (errorCode(error) !== "EADDRINUSE") return alone;
+      }
+    }
+    return alone;
+  }
+
+  private follow(socket: net.Socket): Role {
+    const link: Link = new Link(socket, () => {
+      if (this.following !== link) return;
+      this.following = undefined;
+      this.role = undefined;
+      this.losses += 1;
+    });
+    this.following = link;
+    return { kind: "follower", link };
+  }
+}
