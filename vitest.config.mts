@@ -32,6 +32,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "test/soak/**/*.test.mts"],
           environment: "node",
+          // Files here, each its own process, call one made-up address with one key: sharing a
+          // pacing gate (provider/request/shared-gate.ts), one file's 429s and fake timers would
+          // pace the others. test/unit/shared-gate.test.ts makes its shared gates itself.
+          env: { CLOUDPLATFORM_SHARED_GATE: "0" },
           tags,
           setupFiles,
           maxWorkers: groupZeroWorkers,

@@ -21,6 +21,11 @@ import { connection, runStep, soak } from "./engine.mts";
 import type { RowResult, Suite } from "./lib.mts";
 
 const limit = 10;
+/**
+ * `BENCH_SEPARATE_GATES=1`: each provider process keeps its own gate (`CLOUDPLATFORM_SHARED_GATE=0`),
+ * as before processes on one machine shared theirs: the comparison for the shared gate.
+ */
+const separateGates = process.env["BENCH_SEPARATE_GATES"] === "1";
 
 interface Case {
   readonly id: "rate-limit-one" | "rate-limit-shared" | "rate-limit-shared-no-burst";
@@ -69,6 +74,7 @@ async function deploy(
           config: { ...connection(emulator), ...soak(c.buckets, 0, `rl${i}-${limited ? "l" : "f"}`) },
         },
         binDir,
+        separateGates ? { CLOUDPLATFORM_SHARED_GATE: "0" } : {},
       );
     }),
   );
@@ -98,7 +104,8 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
     c.stacks === 1
       ? `one stack of ${c.buckets} buckets + ${c.buckets} credentials under ${limit} requests/s`
       : `${c.stacks} stacks of ${c.buckets} + ${c.buckets} at once, one key, one limit of ${limit} requests/s` +
-        (c.burst === 1 ? " with no burst" : "");
+        (c.burst === 1 ? " with no burst" : "") +
+        (separateGates ? " (a gate per process)" : "");
   return {
     id: c.id,
     what,

@@ -1,7 +1,8 @@
 /**
  * The pacing gate every sending of a request passes, retries included: one per provider process,
  * platform address and credential (`paceFor`), shared by every resource's calls, because a
- * platform's rate limit counts the project's requests, not one resource's (issue 39, docs/limits.md).
+ * platform's rate limit counts the project's requests, not one resource's (issue 39, docs/limits.md);
+ * and shared with the other processes on the machine that use the same key (shared-gate.ts).
  *
  * Without settings it only bounds the requests in flight (`firstWindow`) until the platform refuses
  * one with 429. Then every caller waits out the `Retry-After` together (instead of each retrying on
@@ -16,8 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseRetryAfter } from "../retry.js";
-import { systemClock, type Clock } from "../vocabulary.js";
-import { gateName, SharedGate } from "./shared-gate.js";
+import type { Clock } from "../vocabulary.js";
 import type { Answer, Failure } from "./types.js";
 
 /** The settings a user can give the gate (cloudplatform:maxRequestsPerSecond, …). */
@@ -329,11 +329,9 @@ export function handedToGate(failure: Failure): Failure {
  * settings change) shares one.
  */
 const gates = new WeakMap<Clock, Map<string, Pace>>();
-/** Per address and credential, as `gates`: the system clock's gates shared with other processes. */
-const sharedGates = new Map<string, SharedGate>();
 
 /** A digest, so that no map or file name holds a credential. */
-const digestOf = (credential: string) => createHash("sha256").update(credential).digest("base64url");
+export const digestOf = (credential: string) => createHash("sha256").update(credential).digest("base64url");
 
 /** This process's own gate for requests to `origin` with `credential`, its limits set to `limits`. */
 export function paceFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Pace {
@@ -343,31 +341,5 @@ export function paceFor(clock: Clock, origin: string, credential: string, limits
   let gate = byKey.get(key);
   if (gate === undefined) byKey.set(key, (gate = new Pace(clock, limits)));
   else gate.setLimits(limits);
-  return gate;
-}
-
-/**
- * `CLOUDPLATFORM_SHARED_GATE=0` (or `false`, `off`) keeps each process to its own gate: for a
- * process that must not depend on others of the same user (docs/limits.md).
- */
-function sharingOff(): boolean {
-  return /^(0|false|off|no)$/i.test(process.env["CLOUDPLATFORM_SHARED_GATE"]?.trim() ?? "");
-}
-
-/**
- * The gate requests to `origin` with `credential` pass: on the system clock, shared with the other
- * processes of this user calling the same address with the same key and limits (shared-gate.ts);
- * otherwise (a test's clock, sharing turned off) this process's own.
- */
-export function gateFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Gate {
-  const pace = paceFor(clock, origin, credential, limits);
-  if (clock !== systemClock || sharingOff()) return pace;
-  const digest = digestOf(credential);
-  const key = `${origin} ${digest}`;
-  let gate = sharedGates.get(key);
-  if (gate === undefined) {
-    gate = new SharedGate(pace, () => gateName(origin, digest, pace.limitsInForce));
-    sharedGates.set(key, gate);
-  }
   return gate;
 }

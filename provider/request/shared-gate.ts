@@ -6,8 +6,9 @@
  * no burst they collided on most calls. Here the first process to call leads: it serves its gate to
  * the others over a local socket (in a folder only this user can open; a named pipe on Windows), and
  * they ask it for each turn and tell it what each answer said. In the simulation (`npm run
- * bench:pace -- 5 --shared`), 1-4 % of the calls refused in every shape where separate gates had
- * 0-46 %, and the stacks finish together.
+ * bench:pace -- 5 --shared`), 0-4 % of the calls refused in every shape where separate gates had
+ * up to 50 %, and the stacks finish together (bench/README.md, "One gate for the processes sharing
+ * a key").
  *
  * When the leader exits (its stack is done), the others elect a new one, which starts at the rate
  * the old one last gave. Anything amiss with the socket (no safe folder, an answer out of protocol,
@@ -20,11 +21,15 @@ import { lstat, mkdir, unlink } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import type { Gate, Pace, PaceLimits, Signal, Ticket } from "./pace.js";
+import { systemClock, type Clock } from "../vocabulary.js";
+import { digestOf, paceFor, type Gate, type Pace, type PaceLimits, type Signal, type Ticket } from "./pace.js";
 
 /** Part of every address: processes of a provider whose messages differ never meet. */
 const protocol = 1;
-/** Leaders lost in a row without a turn from any (one that accepts and drops every link) before this process keeps its own gate for good. */
+/**
+ * Leaders lost in a row without a turn from any (a leader that accepts and drops every link, say)
+ * before this process keeps its own gate for good.
+ */
 const mostLosses = 20;
 
 /** A socket message that does not follow the protocol: the link is dropped, the process goes on. */
@@ -373,4 +378,33 @@ export class SharedGate implements Gate {
     this.following = link;
     return { kind: "follower", link };
   }
+}
+
+/** The shared gates of this process, per address and credential (as pace.ts's own gates). */
+const sharedGates = new Map<string, SharedGate>();
+
+/**
+ * `CLOUDPLATFORM_SHARED_GATE=0` (or `false`, `off`) keeps each process to its own gate: for a
+ * process that must not depend on others of the same user (docs/limits.md).
+ */
+function sharingOff(): boolean {
+  return /^(0|false|off|no)$/i.test(process.env["CLOUDPLATFORM_SHARED_GATE"]?.trim() ?? "");
+}
+
+/**
+ * The gate requests to `origin` with `credential` pass: on the system clock, shared with the other
+ * processes of this user calling the same address with the same key and limits (the module comment);
+ * otherwise (a test's clock, sharing turned off) this process's own.
+ */
+export function gateFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Gate {
+  const pace = paceFor(clock, origin, credential, limits);
+  if (clock !== systemClock || sharingOff()) return pace;
+  const digest = digestOf(credential);
+  const key = `${origin} ${digest}`;
+  let gate = sharedGates.get(key);
+  if (gate === undefined) {
+    gate = new SharedGate(pace, () => gateName(origin, digest, pace.limitsInForce));
+    sharedGates.set(key, gate);
+  }
+  return gate;
 }

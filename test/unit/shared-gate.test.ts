@@ -3,8 +3,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { gateFor, Pace, type Signal } from "../../provider/request/pace.js";
-import { gateName, meetingPlace, SharedGate } from "../../provider/request/shared-gate.js";
+import { Pace, type Signal } from "../../provider/request/pace.js";
+import { gateFor, gateName, meetingPlace, SharedGate } from "../../provider/request/shared-gate.js";
 import { systemClock, type Clock } from "../../provider/vocabulary.js";
 
 // Processes of one user calling one address with one key share one pacing gate over a local socket
@@ -61,9 +61,11 @@ describe("a gate shared by the processes using one key", () => {
     // Alone, the follower's own gate (no limit known) would let 10 turns through at once.
     const [mine, theirs] = await Promise.all([turns(leader.gate, 10), turns(follower.gate, 10)]);
     const all = [...mine!, ...theirs!];
-    // 20 turns at 20 a second, one queue: every turn ~50 ms after the one before, whoever took it.
-    for (const gap of gaps(all)) expect(gap).toBeGreaterThan(40);
-    expect(Math.max(...all) - Math.min(...all)).toBeGreaterThan(19 * 40);
+    // 20 turns at 20 a second, one queue: every turn ~50 ms after the one before, whoever took it
+    // (a follower's turn reaches it a socket's round trip late, so a gap may look shorter). Alone,
+    // the follower's 10 would come at once: 9 gaps of about 0.
+    expect(gaps(all).filter((gap) => gap < 25).length, gaps(all).join(" ")).toBeLessThanOrEqual(2);
+    expect(Math.max(...all) - Math.min(...all)).toBeGreaterThan(19 * 45);
     expect(follower.pace.currentRate).toBe(Infinity); // its own gate was never used
   });
 
@@ -90,7 +92,9 @@ describe("a gate shared by the processes using one key", () => {
     await turns(second.gate, 1); // elects: the second leads now
     expect(second.pace.currentRate).toBe(8);
     const times = (await Promise.all([turns(second.gate, 4), turns(third.gate, 4)])).flat();
-    for (const gap of gaps(times)) expect(gap).toBeGreaterThan(100); // 8 a second: 125 ms apart
+    // 8 a second: 125 ms apart (give or take a socket's round trip), whoever took the turn.
+    expect(gaps(times).filter((gap) => gap < 60).length, gaps(times).join(" ")).toBeLessThanOrEqual(1);
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(7 * 110);
     expect(third.pace.currentRate).toBe(Infinity);
   });
 
