@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import { lstatSync, unlinkSync } from "node:fs";
-import { lstat, mkdir, unlink } from "node:fs/promises";
+import { lstat, mkdir, rmdir, unlink } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -233,6 +233,40 @@ function removeAtExit(place: string, ino: number): void {
   ledAt.set(place, ino);
 }
 
+/**
+ * Replaces the stale socket at `place` by one `lead` makes, if this process takes the lock (a
+ * folder beside it: mkdir is atomic) and the socket is still stale once it holds it (another
+ * process may have replaced it meanwhile: then it follows that one). Undefined when another holds
+ * the lock: the caller tries again shortly. A lock older than a few seconds was left by a process
+ * that died holding it, and is removed.
+ */
+export async function replaceStale(place: string, lead: () => Promise<Role>): Promise<Role | undefined> {
+  const lock = `${place}.lock`;
+  try {
+    await mkdir(lock);
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+    const held = await lstat(lock).catch(() => undefined);
+    if (held !== undefined && Date.now() - held.mtimeMs > 5_000) await rmdir(lock).catch(() => undefined);
+    return undefined;
+  }
+  try {
+    const live = await connectTo(place).catch(() => undefined);
+    if (live !== undefined) {
+      live.destroy();
+      return undefined;
+    }
+    await unlink(place).catch(() => undefined);
+    return await lead();
+  } catch (error) {
+    // A process that found no socket at all listened first: the caller follows it.
+    if (errorCode(error) === "EADDRINUSE") return undefined;
+    throw error;
+  } finally {
+    await rmdir(lock).catch(() => undefined);
+  }
+}
+
 /** Who the processes are that may share: one user (a number on POSIX, a digest of the name on Windows). */
 function userTag(): string {
   if (process.getuid !== undefined) return String(process.getuid());
@@ -345,27 +379,39 @@ export class SharedGate implements Gate {
   private async elect(name: string): Promise<Role> {
     const place = await this.place(name);
     if (place === undefined) return alone;
-    for (let tries = 0; tries < 3; tries++) {
+    for (let tries = 0; tries < 50; tries++) {
       try {
         return this.follow(await connectTo(place));
       } catch (error) {
         const code = errorCode(error);
-        // A socket no process listens on: its leader ended without closing it.
-        if (code === "ECONNREFUSED" && process.platform !== "win32") await unlink(place).catch(() => undefined);
-        else if (code !== "ENOENT") return alone;
+        if (code === "ECONNREFUSED" && process.platform !== "win32") {
+          // A socket no process listens on: its leader ended without closing it. Its followers
+          // all find it so at once; only the one holding the lock replaces it (an unlink of
+          // another's fresh socket would leave two leaders, each pacing alone).
+          const taken = await replaceStale(place, () => this.lead(place));
+          if (taken !== undefined) return taken;
+          await new Promise((resume) => setTimeout(resume, 10 + 20 * Math.random()));
+          continue;
+        }
+        if (code !== "ENOENT") return alone;
       }
       try {
-        const server = await listenOn(place);
-        if (process.platform !== "win32") removeAtExit(place, (await lstat(place)).ino);
-        const stop = serve(server, this.local, () => ledAt.delete(place));
-        if (this.leaderRate !== undefined) this.local.resume(this.leaderRate);
-        return { kind: "leader", stop };
+        return await this.lead(place);
       } catch (error) {
         // Another process became the leader in between: follow it.
         if (errorCode(error) !== "EADDRINUSE") return alone;
       }
     }
     return alone;
+  }
+
+  /** Listens at `place` and serves this process's gate there, from the rate the last leader gave. */
+  private async lead(place: string): Promise<Role> {
+    const server = await listenOn(place);
+    if (process.platform !== "win32") removeAtExit(place, (await lstat(place)).ino);
+    const stop = serve(server, this.local, () => ledAt.delete(place));
+    if (this.leaderRate !== undefined) this.local.resume(this.leaderRate);
+    return { kind: "leader", stop };
   }
 
   private follow(socket: net.Socket): Role {

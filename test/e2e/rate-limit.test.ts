@@ -64,16 +64,17 @@ describe(`3 stacks of ${perStack} + ${perStack} at once, one key, ${sharedRate} 
     "cloudplatform-soak:namePrefix": { value: `shared${i}` },
   });
 
-  it("every first `up` succeeds, with refusals under 20 % of the requests served", async () => {
+  it("every first `up` succeeds, with refusals under 25 % of the requests served", async () => {
     const ups = await Promise.all(stacks.map((s, i) => s.stack.up(configOf(i))));
     for (const up of ups) expect(up.changes).toMatchObject({ create: 2 * perStack + 1 });
     const limit = await platform.platform.rateLimit();
     expect(limit.allowed).toBe(3 * 2 * perStack);
-    // One gate: 8-12 % here, most of it the gate learning the limit (a few refusals at the start, a
-    // few while it finds the rate: a fixed cost, 2 % of the 600 calls of the simulation's stacks).
-    // A gate per process: 44-56 %, and 1.7× the time (bench/README.md, "One gate for the processes
-    // sharing a key").
-    expect(limit.refused, JSON.stringify(limit)).toBeLessThanOrEqual(0.2 * limit.allowed);
+    // One gate: 5-12 % of the 120 here (6-15 with both cores kept busy beside it), most of it the
+    // gate learning the limit: a few refusals at the start, a few while it finds the rate, a fixed
+    // cost (2 % of the simulation's 600 calls a stack). A gate per process: 44-56 %, and 1.7× the
+    // time (bench/README.md, "One gate for the processes sharing a key"). Room for a CI machine's
+    // jitter, under which a limit with no burst refuses calls the gate spaced right.
+    expect(limit.refused, JSON.stringify(limit)).toBeLessThanOrEqual(0.25 * limit.allowed);
     expect(await platform.platform.state()).toMatchObject({ buckets: 3 * perStack, credentials: 3 * perStack });
   });
 });

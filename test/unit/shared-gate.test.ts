@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pace, type Signal } from "../../provider/request/pace.js";
-import { gateFor, gateName, meetingPlace, SharedGate } from "../../provider/request/shared-gate.js";
+import { gateFor, gateName, meetingPlace, replaceStale, SharedGate } from "../../provider/request/shared-gate.js";
 import { systemClock, type Clock } from "../../provider/vocabulary.js";
 
 // Processes of one user calling one address with one key share one pacing gate over a local socket
@@ -125,6 +125,42 @@ describe("a gate shared by the processes using one key", () => {
     expect((await stat(place!)).isSocket()).toBe(true);
     const other = processGate();
     await turns(other.gate, 1);
+  });
+
+  it("lets one process only replace a stale socket, however many find it at once", async () => {
+    const place = (await meetingPlace("gate-a", folder))!;
+    await writeFile(place, ""); // stale: connecting is refused
+    const servers: net.Server[] = [];
+    const lead = async () => {
+      const server = net.createServer();
+      await new Promise<void>((resolve, reject) => server.once("error", reject).listen(place, resolve));
+      servers.push(server);
+      return { kind: "alone" } as const;
+    };
+    try {
+      // Without the lock, a late unlink would remove the first leader's fresh socket for a second.
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => replaceStale(place, lead)));
+      expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+      expect(servers).toHaveLength(1);
+      expect((await stat(place)).isSocket()).toBe(true);
+      // The socket is live now: a process that takes the lock later follows it instead.
+      expect(await replaceStale(place, lead)).toBeUndefined();
+      expect(servers).toHaveLength(1);
+    } finally {
+      for (const server of servers) server.close();
+    }
+  });
+
+  it("waits for a lock another process holds, and removes one a dead process left", async () => {
+    const place = (await meetingPlace("gate-a", folder))!;
+    await writeFile(place, "");
+    const lead = async () => ({ kind: "alone" }) as const;
+    await mkdir(`${place}.lock`);
+    expect(await replaceStale(place, lead)).toBeUndefined(); // held: try again later
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${place}.lock`, old, old);
+    expect(await replaceStale(place, lead)).toBeUndefined(); // this try removes the dead lock…
+    expect(await replaceStale(place, lead)).toEqual({ kind: "alone" }); // …and the next takes it
   });
 
   it("gates with other limits or another key do not meet", () => {
