@@ -46,8 +46,8 @@ describe(`${buckets} buckets and ${buckets} credentials under a limit of ${rate}
 });
 
 // Three stacks deploying at once with one key, each its own `pulumi up` and provider process, under
-// a limit with no burst (a token bucket of 1: any two calls closer than 100 ms, whoever sends them,
-// and the second is refused). With a gate each, the processes could not space their calls against
+// a limit with no burst (a token bucket of 1: of any two calls closer than its interval, 250 ms
+// here, whoever sends them, the second is refused). With a gate each, the processes could not space their calls against
 // each other's: 15-50 % refused and 3-4× the ideal time in the simulation. They share one gate
 // over a local socket (provider/request/shared-gate.ts), and pace as one stack would.
 const perStack = 20;
