@@ -335,9 +335,13 @@ export const digestOf = (credential: string) => createHash("sha256").update(cred
 
 /** This process's own gate for requests to `origin` with `credential`, its limits set to `limits`. */
 export function paceFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Pace {
+  return ownGate(clock, `${origin} ${digestOf(credential)}`, limits);
+}
+
+/** The same for a key already made of the address and the credential's digest (`gateFor`'s). */
+export function ownGate(clock: Clock, key: string, limits: PaceLimits): Pace {
   let byKey = gates.get(clock);
   if (byKey === undefined) gates.set(clock, (byKey = new Map()));
-  const key = `${origin} ${digestOf(credential)}`;
   let gate = byKey.get(key);
   if (gate === undefined) byKey.set(key, (gate = new Pace(clock, limits)));
   else gate.setLimits(limits);

@@ -22,7 +22,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { systemClock, type Clock } from "../vocabulary.js";
-import { digestOf, paceFor, type Gate, type Pace, type PaceLimits, type Signal, type Ticket } from "./pace.js";
+import { digestOf, ownGate, type Gate, type Pace, type PaceLimits, type Signal, type Ticket } from "./pace.js";
 
 /** Part of every address: processes of a provider whose messages differ never meet. */
 const protocol = 1;
@@ -329,10 +329,6 @@ export class SharedGate implements Gate {
     private readonly place: (name: string) => Promise<string | undefined> = meetingPlace,
   ) {}
 
-  get currentRate(): number {
-    return this.local.currentRate;
-  }
-
   async acquire(retry = false): Promise<Ticket> {
     for (;;) {
       const role = await this.currentRole();
@@ -443,10 +439,10 @@ function sharingOff(): boolean {
  * otherwise (a test's clock, sharing turned off) this process's own.
  */
 export function gateFor(clock: Clock, origin: string, credential: string, limits: PaceLimits): Gate {
-  const pace = paceFor(clock, origin, credential, limits);
-  if (clock !== systemClock || sharingOff()) return pace;
   const digest = digestOf(credential);
   const key = `${origin} ${digest}`;
+  const pace = ownGate(clock, key, limits);
+  if (clock !== systemClock || sharingOff()) return pace;
   let gate = sharedGates.get(key);
   if (gate === undefined) {
     gate = new SharedGate(pace, () => gateName(origin, digest, pace.limitsInForce));
