@@ -12,8 +12,8 @@
  *
  * When the leader exits (its stack is done), the others elect a new one, which starts at the rate
  * the old one last gave. Anything amiss with the socket (no safe folder, an answer out of protocol,
- * repeated losses) leaves the process with its own gate, as before sharing: sharing can only save
- * refusals, never stop a call.
+ * repeated losses, a leader that stops answering: `Liveness`) leaves the process with its own gate,
+ * as before sharing: sharing can only save refusals, never stop a call.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, unlinkSync } from "node:fs";
@@ -24,13 +24,76 @@ import path from "node:path";
 import { systemClock, type Clock } from "../vocabulary.js";
 import { digestOf, ownGate, type Gate, type Pace, type PaceLimits, type Signal, type Ticket } from "./pace.js";
 
-/** Part of every address: processes of a provider whose messages differ never meet. */
-const protocol = 1;
+/**
+ * Part of every address: processes of a provider whose messages differ never meet. 2: the
+ * liveness messages (`Liveness`) were added.
+ */
+const protocol = 2;
 /**
  * Leaders lost in a row without a turn from any (a leader that accepts and drops every link, say)
  * before this process keeps its own gate for good.
  */
 const mostLosses = 20;
+
+/**
+ * How long a peer may stay silent while this side waits on it. A leader suspended (Ctrl-Z on its
+ * `pulumi up`, a debugger, a frozen VM) still has its socket accepted by the system, so without a
+ * limit its followers would wait for their turns for as long as it stays stopped; a follower
+ * suspended while holding turns would hold them at the leader. Whoever waits asks the other side
+ * (`{"p":1}`, answered `{"o":1}` at once by a live process) after `pingAfterMs` of silence, and
+ * drops the link after `giveUpAfterMs`: a leader's follower then keeps its own gate for good (its
+ * leader's socket would still accept), a leader gives the silent follower's turns back.
+ */
+export interface Liveness {
+  readonly pingAfterMs: number;
+  readonly giveUpAfterMs: number;
+}
+
+/**
+ * 10 s: far more than a live process takes to answer on a loaded machine (a garbage collection, a
+ * busy event loop: milliseconds), little beside a deployment held for it.
+ */
+export const defaultLiveness: Liveness = { pingAfterMs: 1_000, giveUpAfterMs: 10_000 };
+
+/**
+ * Watches one link: `outstanding` tells whether this side waits on the peer; after `pingAfterMs`
+ * of silence while it does, `ping` is sent; after `giveUpAfterMs`, `silent` is called (once).
+ * `heard` is called at every message from the peer, `waiting` when this side starts to wait.
+ */
+function watchPeer(
+  liveness: Liveness,
+  outstanding: () => boolean,
+  ping: () => void,
+  silent: () => void,
+): { heard: () => void; waiting: () => void; stop: () => void } {
+  let heardAt = performance.now();
+  let waitingSince = heardAt;
+  let pingedAt = -Infinity;
+  const timer = setInterval(
+    () => {
+      if (!outstanding()) return;
+      const now = performance.now();
+      const quiet = now - Math.max(heardAt, waitingSince);
+      if (quiet >= liveness.giveUpAfterMs) {
+        clearInterval(timer);
+        silent();
+      } else if (quiet >= liveness.pingAfterMs && now - pingedAt >= liveness.pingAfterMs) {
+        pingedAt = now;
+        ping();
+      }
+    },
+    Math.max(10, Math.min(liveness.pingAfterMs, liveness.giveUpAfterMs) / 4),
+  );
+  // The watch never keeps a process alive: the link's own references decide that.
+  timer.unref();
+  return {
+    heard: () => (heardAt = performance.now()),
+    waiting: () => {
+      if (!outstanding()) waitingSince = performance.now();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
 
 /** A socket message that does not follow the protocol: the link is dropped, the process goes on. */
 class OutOfProtocol extends Error {}
@@ -80,7 +143,7 @@ function signalOf(value: unknown): Signal {
  * Serves `gate` to the processes that connect: their turns are taken in the same queue as this
  * process's own. A turn held by a process that went away is given back as unanswered.
  */
-function serve(server: net.Server, gate: Pace, stopped: () => void): () => void {
+function serve(server: net.Server, gate: Pace, liveness: Liveness, stopped: () => void): () => void {
   const links = new Set<net.Socket>();
   server.on("connection", (socket) => {
     links.add(socket);
@@ -89,17 +152,31 @@ function serve(server: net.Server, gate: Pace, stopped: () => void): () => void 
     socket.on("error", () => undefined);
     const held = new Map<number, Ticket>();
     let gone = false;
+    // A follower silent while it holds turns (suspended, say) would keep them from the others.
+    const watch = watchPeer(
+      liveness,
+      () => held.size > 0,
+      () => socket.write(`${JSON.stringify({ p: 1 })}\n`),
+      () => socket.destroy(),
+    );
     socket.on("close", () => {
       gone = true;
+      watch.stop();
       links.delete(socket);
       for (const ticket of held.values()) gate.release(ticket, { kind: "none" });
       held.clear();
     });
     readLines(socket, (message) => {
-      if (isId(message["a"])) {
+      watch.heard();
+      if (message["p"] === 1) {
+        socket.write(`${JSON.stringify({ o: 1 })}\n`);
+      } else if (message["o"] === 1) {
+        // An answer to this side's question: heard, nothing more.
+      } else if (isId(message["a"])) {
         const id = message["a"];
         void gate.acquire(message["r"] === true).then((ticket) => {
           if (gone) return gate.release(ticket, { kind: "none" });
+          watch.waiting();
           held.set(id, ticket);
           const rate = gate.currentRate;
           socket.write(`${JSON.stringify({ g: id, rate: Number.isFinite(rate) ? rate : null })}\n`);
@@ -128,21 +205,38 @@ class Link {
   private nextId = 1;
   private readonly waiting = new Map<number, { go: (rate: number | undefined) => void; lost: (e: Error) => void }>();
   private closed = false;
+  private readonly watch: ReturnType<typeof watchPeer>;
 
   constructor(
     private readonly socket: net.Socket,
-    onClose: () => void,
+    liveness: Liveness,
+    /** `silent`: the leader stopped answering while turns were awaited (it may still accept links). */
+    onClose: (silent: boolean) => void,
   ) {
+    let silent = false;
+    this.watch = watchPeer(
+      liveness,
+      () => this.waiting.size > 0,
+      () => socket.write(`${JSON.stringify({ p: 1 })}\n`),
+      () => {
+        silent = true;
+        socket.destroy();
+      },
+    );
     // Held only while a turn is awaited: a process done with its calls is not kept alive by the link.
     socket.unref();
     socket.on("error", () => undefined);
     socket.on("close", () => {
       this.closed = true;
+      this.watch.stop();
       for (const waiter of this.waiting.values()) waiter.lost(new LeaderGone());
       this.waiting.clear();
-      onClose();
+      onClose(silent);
     });
     readLines(socket, (message) => {
+      this.watch.heard();
+      if (message["p"] === 1) return void socket.write(`${JSON.stringify({ o: 1 })}\n`);
+      if (message["o"] === 1) return;
       const id = message["g"];
       const rate = message["rate"];
       if (!isId(id) || !(rate === null || (typeof rate === "number" && rate > 0))) throw new OutOfProtocol();
@@ -156,6 +250,7 @@ class Link {
   turn(retry: boolean): Promise<{ id: number; rate: number | undefined }> {
     if (this.closed) return Promise.reject(new LeaderGone());
     const id = this.nextId++;
+    this.watch.waiting();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { go: (rate) => resolve({ id, rate }), lost: reject });
       this.socket.ref();
@@ -321,12 +416,18 @@ export class SharedGate implements Gate {
   private readonly remote = new WeakMap<Ticket, { readonly link: Link; readonly id: number }>();
   /** The link of the current role, while it is a follower's: its close clears the role. */
   private following: Link | undefined;
+  /**
+   * A leader stopped answering while this process waited on it (`Liveness`): its socket may still
+   * accept, so electing again would follow it again; this process keeps its own gate from then on.
+   */
+  private silentLeader = false;
 
   constructor(
     private readonly local: Pace,
     /** The gate's name for the limits in force (`gateName`). */
     private readonly name: () => string,
     private readonly place: (name: string) => Promise<string | undefined> = meetingPlace,
+    private readonly liveness: Liveness = defaultLiveness,
   ) {}
 
   async acquire(retry = false): Promise<Ticket> {
@@ -367,7 +468,8 @@ export class SharedGate implements Gate {
     if (this.role !== undefined && name !== this.roleName) await this.leave();
     if (this.role === undefined) {
       this.roleName = name;
-      this.role = this.losses >= mostLosses ? Promise.resolve(alone) : this.elect(name).catch(() => alone);
+      const keepOwn = this.losses >= mostLosses || this.silentLeader;
+      this.role = keepOwn ? Promise.resolve(alone) : this.elect(name).catch(() => alone);
     }
     return this.role;
   }
@@ -405,13 +507,14 @@ export class SharedGate implements Gate {
   private async lead(place: string): Promise<Role> {
     const server = await listenOn(place);
     if (process.platform !== "win32") removeAtExit(place, (await lstat(place)).ino);
-    const stop = serve(server, this.local, () => ledAt.delete(place));
+    const stop = serve(server, this.local, this.liveness, () => ledAt.delete(place));
     if (this.leaderRate !== undefined) this.local.resume(this.leaderRate);
     return { kind: "leader", stop };
   }
 
   private follow(socket: net.Socket): Role {
-    const link: Link = new Link(socket, () => {
+    const link: Link = new Link(socket, this.liveness, (silent) => {
+      if (silent) this.silentLeader = true;
       if (this.following !== link) return;
       this.following = undefined;
       this.role = undefined;

@@ -2,9 +2,17 @@
 // --rate-limit (docs/api-contract.md §9.5) refuses over 10 requests per second per key (bursts of 2)
 // with 429 and Retry-After, and the provider's pacing gate (provider/request/pace.ts) must get the whole first
 // `up` through with few refusals, instead of every resource retrying on its own.
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { silentLogger, startEmulator } from "../../emulator/src/index.js";
+import { digestOf } from "../../provider/request/pace.js";
+import { gateName, meetingPlace } from "../../provider/request/shared-gate.js";
+import { providerConfig } from "../support/emulator.js";
 import { useEmulator, useExampleStack } from "../support/hooks.js";
+import { processTree, signal, type Proc } from "../support/processes.mts";
+import { SoakStack } from "../support/stacks.mts";
 
 // A small burst, so that the engine's first wave (8 creates at once) meets the limit even on a
 // machine too busy to send 10 requests a second.
@@ -76,5 +84,61 @@ describe(`3 stacks of ${perStack} + ${perStack} at once, one key, ${sharedRate} 
     // jitter, under which a limit with no burst refuses calls the gate spaced right.
     expect(limit.refused, JSON.stringify(limit)).toBeLessThanOrEqual(0.25 * limit.allowed);
     expect(await platform.platform.state()).toMatchObject({ buckets: 3 * perStack, credentials: 3 * perStack });
+  });
+});
+
+// The leader of a shared gate is another stack's provider process; if that stack's `pulumi up` is
+// suspended (Ctrl-Z in its terminal, a debugger), its socket still accepts, and without a limit the
+// other stacks' calls would wait for their turns as long as it stays stopped. They ask it, and once
+// it has been silent for 10 s (provider/request/shared-gate.ts, `Liveness`) they keep their own gates.
+describe("a stack sharing its key with a suspended deployment", () => {
+  const platform = useEmulator(() =>
+    startEmulator({ logger: silentLogger, rateLimit: { requestsPerSecond: sharedRate, burst: 1 } }),
+  );
+  const first = useExampleStack("soak", { on: platform });
+  const second = useExampleStack("soak", { on: platform });
+  const size = (buckets: number, prefix: string) => ({
+    "cloudplatform-soak:buckets": { value: String(buckets) },
+    "cloudplatform-soak:credentialsPerBucket": { value: "1" },
+    "cloudplatform-soak:zones": { value: "0" },
+    "cloudplatform-soak:namePrefix": { value: prefix },
+  });
+
+  it("deploys without it, and the suspended one converges once resumed", async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-suspended-"));
+    const { emulator } = platform;
+    const suspended = new SoakStack(first.stack.workDir, path.join(root, "state"), "e2e", "cloudplatform-soak");
+    const running = suspended.start("up", { ...providerConfig(emulator), ...size(30, "held") });
+    let hosts: Proc[] = [];
+    try {
+      // Under way: its provider process leads the key's gate (60 calls at 4 a second: 15 s or more).
+      await expect.poll(async () => (await platform.platform.state()).buckets, { timeout: 60_000 }).toBeGreaterThan(1);
+      const place = await meetingPlace(gateName(new URL(emulator.baseUrl).origin, digestOf(emulator.apiKey), {}));
+      expect((await stat(place!)).isSocket()).toBe(true);
+      const tree = await processTree(running.pid);
+      // The engine's provider hosts: the Node processes under the CLI (the program is the runner, tree[0]).
+      hosts = tree.slice(1).filter((p) => p.command === "node");
+      expect(hosts.length).toBeGreaterThan(0);
+      for (const host of hosts) await signal(host, "SIGSTOP");
+
+      const started = performance.now();
+      const up = await Promise.race([
+        second.stack.up(size(3, "free")),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 120_000)),
+      ]);
+      expect(up, "the second stack's up waited on the suspended leader for 2 minutes").toBeDefined();
+      expect(up!.changes).toMatchObject({ create: 7 });
+      // It did meet the suspended leader: its first turn was asked of it and given up on after 10 s.
+      expect(performance.now() - started).toBeGreaterThan(10_000);
+
+      for (const host of hosts) await signal(host, "SIGCONT");
+      const resumed = await running.result;
+      expect(resumed.ok, resumed.error).toBe(true);
+      expect(await platform.platform.state()).toMatchObject({ buckets: 33, credentials: 33 });
+    } finally {
+      for (const host of hosts) await signal(host, "SIGCONT");
+      await running.result;
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,19 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmod, mkdir, mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Pace, type Signal } from "../../provider/request/pace.js";
-import { gateFor, gateName, meetingPlace, replaceStale, SharedGate } from "../../provider/request/shared-gate.js";
+import {
+  gateFor,
+  gateName,
+  meetingPlace,
+  replaceStale,
+  SharedGate,
+  type Liveness,
+} from "../../provider/request/shared-gate.js";
 import { systemClock, type Clock } from "../../provider/vocabulary.js";
 
 // Processes of one user calling one address with one key share one pacing gate over a local socket
@@ -26,14 +35,16 @@ afterEach(async () => {
 
 /** One process's gate: its own Pace (`limits`), meeting the others in the test's folder. */
 function processGate(
-  limits: { maxRequestsPerSecond?: number } = {},
+  limits: { maxRequestsPerSecond?: number; maxConcurrentRequests?: number } = {},
   name = "gate-a",
+  liveness?: Liveness,
 ): { gate: SharedGate; pace: Pace } {
   const pace = new Pace(systemClock, limits);
   const gate = new SharedGate(
     pace,
     () => name,
     (n) => meetingPlace(n, folder),
+    liveness,
   );
   open.push(gate);
   return { gate, pace };
@@ -49,6 +60,41 @@ async function turns(gate: SharedGate, n: number, signal: Signal = { kind: "acce
   }
   return times;
 }
+
+/** Short limits, so that a silent peer is given up on in half a second. */
+const quick: Liveness = { pingAfterMs: 100, giveUpAfterMs: 500 };
+
+/** "done" if `work` ends within `ms`, "late" otherwise (a hang fails the test, not its timeout). */
+async function within(ms: number, work: Promise<unknown>): Promise<"done" | "late"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  try {
+    return await Promise.race([work.then(() => "done" as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A leader process reduced to the protocol (provider/request/shared-gate.ts): listens at argv[1],
+ * gives each turn asked for at once, answers each question; "ready" on stdout once listening.
+ */
+const protocolSpeaker = `
+const net = require("node:net");
+net.createServer((socket) => {
+  let pending = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk) => {
+    pending += chunk;
+    for (let end = pending.indexOf("\\n"); end !== -1; end = pending.indexOf("\\n")) {
+      const message = JSON.parse(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+      if (message.a) socket.write(JSON.stringify({ g: message.a, rate: null }) + "\\n");
+      if (message.p) socket.write(JSON.stringify({ o: 1 }) + "\\n");
+    }
+  });
+}).listen(process.argv[1], () => process.stdout.write("ready\\n"));
+`;
 
 const gaps = (times: readonly number[]) =>
   [...times].sort((a, b) => a - b).flatMap((t, i, all) => (i === 0 ? [] : [t - all[i - 1]!]));
@@ -194,6 +240,69 @@ describe("a gate shared by the processes using one key", () => {
       expect(links).toBeLessThanOrEqual(21);
     } finally {
       liar.close();
+    }
+  });
+
+  it("waits on a leader that answers while it holds every turn (a long Retry-After)", async () => {
+    const leader = processGate({}, "gate-a", quick);
+    const follower = processGate({}, "gate-a", quick);
+    await turns(leader.gate, 2);
+    await turns(follower.gate, 1);
+    const held = await leader.gate.acquire();
+    leader.gate.release(held, { kind: "refused", retryAfterMs: 1_500 }); // 3 times `giveUpAfterMs`
+    const before = performance.now();
+    await turns(follower.gate, 1);
+    // The leader gave no turn for 1.5 s but answered the follower's questions: it was waited for.
+    expect(performance.now() - before).toBeGreaterThan(1_300);
+    expect(follower.pace.currentRate).toBe(Infinity); // its own gate was never used
+  });
+
+  it("keeps to its own gate when the leader stops answering (a suspended process)", async () => {
+    const place = (await meetingPlace("gate-a", folder))!;
+    // A leader in another process, speaking the protocol: each turn given at once, each question answered.
+    const leader = spawn(process.execPath, ["-e", protocolSpeaker, place], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await once(leader.stdout, "data"); // listening
+      const { gate, pace } = processGate({}, "gate-a", quick);
+      await turns(gate, 3);
+      expect(pace.currentRate).toBe(Infinity); // the turns came from the other process…
+      leader.kill("SIGSTOP"); // …which is suspended now: its socket still accepts, nobody answers
+      const before = performance.now();
+      const waited = await within(5_000, turns(gate, 1));
+      // Given by this process's own gate once the leader had been silent for `giveUpAfterMs`.
+      expect(waited).toBe("done");
+      expect(performance.now() - before).toBeGreaterThan(quick.giveUpAfterMs - 50);
+      expect(performance.now() - before).toBeLessThan(3_000);
+      // And from then on at once: the suspended leader is not followed again.
+      const next = performance.now();
+      await turns(gate, 5);
+      expect(performance.now() - next).toBeLessThan(200);
+    } finally {
+      leader.kill("SIGCONT");
+      leader.kill("SIGKILL");
+    }
+  });
+
+  it("takes back the turns of a follower that stops answering while it holds them", async () => {
+    // One call in flight at most: a turn held by a silent follower would stop every other.
+    const leader = processGate({ maxConcurrentRequests: 1 }, "gate-a", quick);
+    await turns(leader.gate, 1);
+    const place = (await meetingPlace("gate-a", folder))!;
+    // A follower that takes a turn and then never speaks again (suspended, say).
+    const silent = net.connect(place);
+    await once(silent, "connect");
+    silent.write(`${JSON.stringify({ a: 1, r: false })}\n`);
+    await once(silent, "data"); // its turn: the one call in flight
+    const hungUp = once(silent, "close");
+    silent.resume(); // reads the leader's questions, answers none
+    try {
+      const before = performance.now();
+      expect(await within(5_000, turns(leader.gate, 1))).toBe("done");
+      expect(performance.now() - before).toBeGreaterThan(quick.giveUpAfterMs - 50);
+      // The leader hung up on it.
+      expect(await within(1_000, hungUp)).toBe("done");
+    } finally {
+      silent.destroy();
     }
   });
 
