@@ -1,8 +1,9 @@
 // A provider process ends with its engine (provider/plugin/engine-watch.ts): on a change of parent,
 // on an engine address that refuses connections, and never on a sign that is not certain.
+import { EventEmitter } from "node:events";
 import net from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { engineListens, hostAndPort, watchEngine } from "../../provider/plugin/engine-watch.js";
+import { engineListens, exitWhenOutputBreaks, hostAndPort, watchEngine } from "../../provider/plugin/engine-watch.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -65,5 +66,23 @@ describe("watchEngine", () => {
     parent = 1;
     vi.advanceTimersByTime(5_000);
     expect(gone).not.toHaveBeenCalled();
+  });
+});
+
+describe("exitWhenOutputBreaks", () => {
+  const failure = (code: string) => Object.assign(new Error(code), { code });
+
+  it("ends the process when its output's reader is gone, and drops any other error of the stream", () => {
+    const stdout = new EventEmitter();
+    const stderr = new EventEmitter();
+    const exit = vi.fn();
+    exitWhenOutputBreaks([stdout, stderr], exit);
+    // Without a listener, emit("error") throws: an uncaught error the host would print again.
+    expect(() => stderr.emit("error", failure("EAGAIN"))).not.toThrow();
+    expect(exit).not.toHaveBeenCalled();
+    stderr.emit("error", failure("EPIPE"));
+    expect(exit).toHaveBeenCalledTimes(1);
+    stdout.emit("error", failure("ERR_STREAM_DESTROYED"));
+    expect(exit).toHaveBeenCalledTimes(2);
   });
 });
