@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { apiKeyTable } from "../provider/resources/api-key/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export interface ApiKeyArgs {
   /**
@@ -44,6 +44,13 @@ export class ApiKey extends pulumi.CustomResource {
   declare public readonly rotateWhenChanged: pulumi.Output<Record<string, string> | undefined>;
 
   constructor(name: string, args: ApiKeyArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(apiKeyTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(apiKeyTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

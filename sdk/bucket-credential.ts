@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketCredentialTable } from "../provider/resources/bucket-credential/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export interface BucketCredentialArgs {
   /**
@@ -91,6 +91,13 @@ export class BucketCredential extends pulumi.CustomResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketCredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(bucketCredentialTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(bucketCredentialTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketObjectTable } from "../provider/resources/bucket-object/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export interface BucketObjectArgs {
   /**
@@ -139,15 +139,22 @@ export class BucketObject extends pulumi.CustomResource {
   declare public readonly region: pulumi.Output<string>;
 
   constructor(name: string, args: BucketObjectArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      ...customResourceArgs(
-        bucketObjectTable,
-        name,
-        args,
-        opts,
-        args.source === undefined ? {} : sourceOf(args.source),
-      ),
-    );
+    const registering = registration();
+    try {
+      super(
+        ...customResourceArgs(
+          bucketObjectTable,
+          name,
+          args,
+          opts,
+          args.source === undefined ? {} : sourceOf(args.source),
+        ),
+      );
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { bucketTable, type StorageClass } from "../provider/resources/bucket/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export type { StorageClass };
 
@@ -72,6 +72,13 @@ export class Bucket extends pulumi.CustomResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: BucketArgs = {}, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(bucketTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(bucketTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { dnsZoneTable } from "../provider/resources/dns-zone/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export interface DnsZoneArgs {
   /**
@@ -49,6 +49,13 @@ export class DnsZone extends pulumi.CustomResource {
   declare public readonly createdAt: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: DnsZoneArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(dnsZoneTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(dnsZoneTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

@@ -4,7 +4,7 @@ import {
   type Slot,
   type Status,
 } from "../provider/resources/rotating-bucket-credential/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export type { Slot as CredentialSlot, Status as CredentialStatus };
 
@@ -152,6 +152,13 @@ export class RotatingBucketCredential extends pulumi.CustomResource {
   declare public readonly nextRotationAt: pulumi.Output<string>;
 
   constructor(name: string, args: RotatingBucketCredentialArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(rotatingBucketCredentialTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(rotatingBucketCredentialTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { syncedFolderTable } from "../provider/resources/synced-folder/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export interface SyncedFolderArgs {
   /**
@@ -131,6 +131,13 @@ export class SyncedFolder extends pulumi.CustomResource {
   declare public readonly region: pulumi.Output<string>;
 
   constructor(name: string, args: SyncedFolderArgs, opts?: pulumi.CustomResourceOptions) {
-    super(...customResourceArgs(syncedFolderTable, name, args, opts));
+    const registering = registration();
+    try {
+      super(...customResourceArgs(syncedFolderTable, name, args, opts));
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }

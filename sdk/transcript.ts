@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { transcriptTable, type TranscriptStatus } from "../provider/resources/transcript/fields.js";
-import { customResourceArgs } from "./resource.js";
+import { customResourceArgs, registration } from "./resource.js";
 
 export type { TranscriptStatus };
 
@@ -140,11 +140,18 @@ export class Transcript extends pulumi.CustomResource {
   declare public readonly timeoutMinutes: pulumi.Output<number>;
 
   constructor(name: string, args: TranscriptArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      ...customResourceArgs(transcriptTable, name, args, opts, {
-        sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
-      }),
-    );
+    const registering = registration();
+    try {
+      super(
+        ...customResourceArgs(transcriptTable, name, args, opts, {
+          sourcePath: args.source === undefined ? undefined : sourcePathOf(args.source),
+        }),
+      );
+    } catch (error) {
+      throw registering.failed(error);
+    } finally {
+      registering.end();
+    }
   }
 }
 

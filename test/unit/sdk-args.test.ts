@@ -61,3 +61,58 @@ describe("SDK classes", () => {
     expect(failures[0]?.reason).toContain("got number");
   });
 });
+
+// @pulumi/pulumi captures a stack trace for each promise it makes per property, for its report of
+// promises left pending; the SDK classes register with none captured (sdk/resource.ts,
+// `registration`): a tenth of a no-change preview at N = 1,000.
+describe("a resource's registration", () => {
+  /** Stack traces captured with frames while `make` runs (Error.prepareStackTrace sees each one formatted). */
+  function framedStacks(make: () => void): number {
+    const saved = Error.prepareStackTrace;
+    let framed = 0;
+    Error.prepareStackTrace = (error, frames) => {
+      if (frames.length > 0) framed += 1;
+      return saved === undefined
+        ? `${String(error)}\n${frames.map((f) => `    at ${f}`).join("\n")}`
+        : saved(error, frames);
+    };
+    try {
+      make();
+    } finally {
+      Error.prepareStackTrace = saved;
+    }
+    return framed;
+  }
+
+  it("captures no stack for its promises, and leaves the program's stack limit as it was", async () => {
+    const sdk = await import("../../sdk/index.js");
+    const before = Error.stackTraceLimit;
+    Error.stackTraceLimit = 17;
+    try {
+      // Pulumi's own stack for the resource's position in the program is all that is captured.
+      expect(framedStacks(() => new sdk.Bucket("quiet", { name: "quiet-logs" }))).toBeLessThanOrEqual(2);
+      expect(framedStacks(() => new sdk.BucketCredential("quiet-cred", { bucketId: "bkt_1" }))).toBeLessThanOrEqual(2);
+      expect(Error.stackTraceLimit).toBe(17);
+      // The same registration outside the span: a stack for each promise (dozens).
+      class Plain extends pulumi.CustomResource {}
+      expect(framedStacks(() => new Plain("test:index:Plain", "plain", { a: 1, b: 2 }))).toBeGreaterThan(8);
+    } finally {
+      Error.stackTraceLimit = before;
+    }
+  });
+
+  it("gives an error thrown while registering the program's stack, and restores the limit", async () => {
+    const { DnsZone } = await import("../../sdk/dns-zone.js");
+    const before = Error.stackTraceLimit;
+    let thrown: unknown;
+    try {
+      new DnsZone("", { name: "example.com" }); // Pulumi refuses a resource without a name
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect((thrown as Error).message).toMatch(/name/i);
+    expect((thrown as Error).stack).toContain("sdk-args.test.ts");
+    expect(Error.stackTraceLimit).toBe(before);
+  });
+});
