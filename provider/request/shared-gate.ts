@@ -514,7 +514,11 @@ export class SharedGate implements Gate {
 
   private follow(socket: net.Socket): Role {
     const link: Link = new Link(socket, this.liveness, (silent) => {
-      if (silent) this.silentLeader = true;
+      if (silent) {
+        this.silentLeader = true;
+        // Alone from now on, at the rate the leader last gave rather than unpaced.
+        if (this.leaderRate !== undefined) this.local.resume(this.leaderRate);
+      }
       if (this.following !== link) return;
       this.following = undefined;
       this.role = undefined;
