@@ -45,13 +45,6 @@ export function customResourceArgs(
   ];
 }
 
-/**
- * The inputs as the provider's check receives them: every argument the program gave, the unknown
- * ones included, so that check refuses a misspelt property at preview (a JavaScript program is not
- * type-checked, and a dropped argument would pass silently); arguments the SDK takes in another
- * form (`sdk` in the table) travel as that form in `extra`. Outputs the provider fills are declared
- * as undefined.
- */
 /** A resource's registration, under way: `end` closes it, `failed` readies an error thrown in it. */
 export interface Registration {
   end(): void;
@@ -90,6 +83,13 @@ export function registration(): Registration {
   return { end, failed };
 }
 
+/**
+ * The inputs as the provider's check receives them: every argument the program gave, the unknown
+ * ones included, so that check refuses a misspelt property at preview (a JavaScript program is not
+ * type-checked, and a dropped argument would pass silently); arguments the SDK takes in another
+ * form (`sdk` in the table) travel as that form in `extra`. Outputs the provider fills are declared
+ * as undefined.
+ */
 function props(table: ResourceTable, args: object): Record<string, unknown> {
   const sdkForms = new Set(Object.values(table.fields).flatMap((f) => (f.sdk === undefined ? [] : [f.sdk.name])));
   const bag: Record<string, unknown> = {};
