@@ -102,8 +102,20 @@ class LeaderGone extends Error {}
 
 const signalKinds = new Set<string>(["accepted", "refused", "busy", "none"]);
 
-/** Newline-separated JSON objects from `socket`, to `take`; anything else drops the link. */
-function readLines(socket: net.Socket, take: (message: Record<string, unknown>) => void): void {
+/** One message to the peer: a JSON object on a line of its own. */
+function writeLine(socket: net.Socket, message: Record<string, unknown>): void {
+  socket.write(`${JSON.stringify(message)}\n`);
+}
+
+/** Asks the peer whether it is there (`Liveness`); a live peer answers `{"o":1}` at once. */
+const question = { p: 1 };
+
+/**
+ * Newline-separated JSON objects from `socket`, to `take`; anything else drops the link. Every
+ * message counts as the peer heard (`heard`); a question is answered here, and its answer goes no
+ * further, on either side of a link.
+ */
+function readLines(socket: net.Socket, heard: () => void, take: (message: Record<string, unknown>) => void): void {
   let pending = "";
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => {
@@ -114,7 +126,10 @@ function readLines(socket: net.Socket, take: (message: Record<string, unknown>) 
       try {
         const message: unknown = JSON.parse(line);
         if (typeof message !== "object" || message === null || Array.isArray(message)) throw new OutOfProtocol();
-        take(message as Record<string, unknown>);
+        heard();
+        const fields = message as Record<string, unknown>;
+        if (fields["p"] === 1) writeLine(socket, { o: 1 });
+        else if (fields["o"] !== 1) take(fields);
       } catch {
         socket.destroy();
         return;
@@ -156,7 +171,7 @@ function serve(server: net.Server, gate: Pace, liveness: Liveness, stopped: () =
     const watch = watchPeer(
       liveness,
       () => held.size > 0,
-      () => socket.write(`${JSON.stringify({ p: 1 })}\n`),
+      () => writeLine(socket, question),
       () => socket.destroy(),
     );
     socket.on("close", () => {
@@ -166,20 +181,15 @@ function serve(server: net.Server, gate: Pace, liveness: Liveness, stopped: () =
       for (const ticket of held.values()) gate.release(ticket, { kind: "none" });
       held.clear();
     });
-    readLines(socket, (message) => {
-      watch.heard();
-      if (message["p"] === 1) {
-        socket.write(`${JSON.stringify({ o: 1 })}\n`);
-      } else if (message["o"] === 1) {
-        // An answer to this side's question: heard, nothing more.
-      } else if (isId(message["a"])) {
+    readLines(socket, watch.heard, (message) => {
+      if (isId(message["a"])) {
         const id = message["a"];
         void gate.acquire(message["r"] === true).then((ticket) => {
           if (gone) return gate.release(ticket, { kind: "none" });
           watch.waiting();
           held.set(id, ticket);
           const rate = gate.currentRate;
-          socket.write(`${JSON.stringify({ g: id, rate: Number.isFinite(rate) ? rate : null })}\n`);
+          writeLine(socket, { g: id, rate: Number.isFinite(rate) ? rate : null });
         });
       } else if (isId(message["f"])) {
         const ticket = held.get(message["f"]);
@@ -217,7 +227,7 @@ class Link {
     this.watch = watchPeer(
       liveness,
       () => this.waiting.size > 0,
-      () => socket.write(`${JSON.stringify({ p: 1 })}\n`),
+      () => writeLine(socket, question),
       () => {
         silent = true;
         socket.destroy();
@@ -233,10 +243,7 @@ class Link {
       this.waiting.clear();
       onClose(silent);
     });
-    readLines(socket, (message) => {
-      this.watch.heard();
-      if (message["p"] === 1) return void socket.write(`${JSON.stringify({ o: 1 })}\n`);
-      if (message["o"] === 1) return;
+    readLines(socket, this.watch.heard, (message) => {
       const id = message["g"];
       const rate = message["rate"];
       if (!isId(id) || !(rate === null || (typeof rate === "number" && rate > 0))) throw new OutOfProtocol();
@@ -254,12 +261,12 @@ class Link {
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { go: (rate) => resolve({ id, rate }), lost: reject });
       this.socket.ref();
-      this.socket.write(`${JSON.stringify({ a: id, r: retry })}\n`);
+      writeLine(this.socket, { a: id, r: retry });
     });
   }
 
   release(id: number, signal: Signal): void {
-    if (!this.closed) this.socket.write(`${JSON.stringify({ f: id, s: signal })}\n`);
+    if (!this.closed) writeLine(this.socket, { f: id, s: signal });
   }
 
   close(): void {
