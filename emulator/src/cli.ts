@@ -34,6 +34,8 @@ Options:
                           the same requests get the same faults               [random]
   --rate-limit <r>[/<b>]  refuse API requests over r per second per API key
                           (bursts of b, default r) with 429 + Retry-After     [off]
+  --announce-rate-limit   with --rate-limit: state the limit in RateLimit-Policy
+                          and RateLimit headers on every API answer (IETF draft)
   --shape <name>          how API answers look: canonical, envelope, flat or
                           by-name (docs/api-contract.md §9.2)                 [canonical]
   --page-size <n>         answer lists in pages of n items, each shape paging in
@@ -74,6 +76,7 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "garble-rate": { type: "string" },
         "fault-seed": { type: "string" },
         "rate-limit": { type: "string" },
+        "announce-rate-limit": { type: "boolean" },
         shape: { type: "string" },
         "page-size": { type: "string" },
         "body-idle-timeout-ms": { type: "string" },
@@ -102,8 +105,14 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
   const statusRates = asUsage(() =>
     values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]),
   );
+  const announce = values["announce-rate-limit"] === true;
+  if (announce && values["rate-limit"] === undefined) {
+    throw new UsageError("--announce-rate-limit: there is no limit to announce; add --rate-limit <r>[/<b>]");
+  }
   const rateLimit = asUsage(() =>
-    values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
+    values["rate-limit"] === undefined
+      ? undefined
+      : { ...parseRateLimit(values["rate-limit"]), ...(announce ? { announce } : {}) },
   );
   const options: EmulatorOptions = {
     port: num("port", values.port, isPort),

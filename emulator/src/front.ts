@@ -107,18 +107,26 @@ function parseRequestUrl(raw: string | undefined): URL | undefined {
   }
 }
 
-/** Answers 429 when the request's credential has used up its rate (rate-limit.ts); true when it did. */
+/**
+ * Answers 429 when the request's credential has used up its rate (rate-limit.ts); true when it did.
+ * Otherwise sets the announced limit's headers, if any, on the answer still to be written: the
+ * areas write with `writeHead(status, headers)`, which keeps them.
+ */
 function refuseOverLimit(deps: FrontDeps, req: IncomingMessage, res: ServerResponse): boolean {
-  const retryAfter = deps.rateLimit?.admit(req.headers.authorization);
-  if (retryAfter === undefined) return false;
+  if (deps.rateLimit === undefined) return false;
+  const { retryAfter, headers } = deps.rateLimit.admit(req.headers.authorization);
+  if (retryAfter === undefined) {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    return false;
+  }
   noteFault("rate limit");
-  const { requestsPerSecond } = deps.rateLimit!.current;
+  const { requestsPerSecond } = deps.rateLimit.current;
   deps.refuse(
     req,
     res,
     429,
     `too many requests: this API key may send ${requestsPerSecond} per second; wait Retry-After seconds and send the request again`,
-    { "retry-after": String(retryAfter) },
+    { ...headers, "retry-after": String(retryAfter) },
   );
   return true;
 }

@@ -55,8 +55,9 @@ export interface EmulatorOptions {
   readonly faults?: Readonly<FaultSettings>;
   /**
    * A token bucket per API credential in front of the management and transcription API, as the
-   * body of PUT /_emulator/rate-limit (docs/api-contract.md §9.5). @default off
-   * @example { requestsPerSecond: 10, burst: 10 }
+   * body of PUT /_emulator/rate-limit (docs/api-contract.md §9.5); `announce: true` also states the
+   * limit in `RateLimit-Policy` and `RateLimit` headers. @default off
+   * @example { requestsPerSecond: 10, burst: 10, announce: true }
    */
   readonly rateLimit?: Readonly<RateLimitSettings>;
   /**

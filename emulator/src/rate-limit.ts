@@ -7,6 +7,8 @@ import { z } from "zod";
  * `requestsPerSecond` up to `burst`. A request finding the bucket empty is refused with 429 and a
  * `Retry-After` in whole seconds, before anything is processed (docs/api-contract.md §9.5). Off
  * unless set, so users can try their stacks against a limit and benchmarks can count refusals.
+ * With `announce`, answers also carry the limit in the headers of draft-ietf-httpapi-ratelimit-headers,
+ * as platforms that do publish theirs send it.
  */
 
 export const rateLimitSettingsSchema = z
@@ -15,10 +17,13 @@ export const rateLimitSettingsSchema = z
     requestsPerSecond: z.number().min(0).max(100_000).default(0),
     /** Requests a full bucket lets through at once; default one second's worth (at least 1). */
     burst: z.number().int().min(1).max(100_000).optional(),
+    /** Send `RateLimit-Policy` and `RateLimit` with every answer that went through the limit. */
+    announce: z.boolean().default(false),
   })
   .transform((s) => ({
     requestsPerSecond: s.requestsPerSecond,
     burst: s.burst ?? Math.max(1, Math.ceil(s.requestsPerSecond)),
+    announce: s.announce,
   }));
 
 export type RateLimitConfig = z.output<typeof rateLimitSettingsSchema>;
@@ -40,6 +45,17 @@ export function parseRateLimit(text: string): RateLimitSettings {
   }
   return { requestsPerSecond, ...(burst !== undefined ? { burst } : {}) };
 }
+
+/** What the limit decided for one request. */
+export interface Admission {
+  /** Absent when the request may go on; else the whole seconds (at least 1) until a token is back. */
+  readonly retryAfter?: number;
+  /** `RateLimit-Policy` and `RateLimit` for the credential's bucket after this request; empty unless announced. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The answer while the limit is off: every request goes on, nothing is announced. */
+const UNLIMITED: Admission = { headers: {} };
 
 interface Bucket {
   tokens: number;
@@ -77,12 +93,11 @@ export class RateLimiter {
 
   /**
    * Takes one token from the bucket of the credential in `authorization` (requests without one
-   * share a bucket). Returns undefined when the request may go on, else the whole seconds
-   * (at least 1) after which the bucket holds a token again.
+   * share a bucket), and says whether the request may go on and what to announce.
    */
-  admit(authorization: string | undefined): number | undefined {
-    const { requestsPerSecond: rate, burst } = this.config;
-    if (rate === 0) return undefined;
+  admit(authorization: string | undefined): Admission {
+    const { requestsPerSecond: rate, burst, announce } = this.config;
+    if (rate === 0) return UNLIMITED;
     // A digest, so the map never holds a credential.
     const key = createHash("sha256")
       .update(authorization ?? "")
@@ -93,13 +108,16 @@ export class RateLimiter {
     bucket.at = now;
     this.buckets.set(key, bucket);
     if (this.buckets.size > PRUNE_ABOVE) this.prune(key);
-    if (bucket.tokens >= 1) {
+    const admitted = bucket.tokens >= 1;
+    if (admitted) {
       bucket.tokens -= 1;
       this.allowed += 1;
-      return undefined;
+    } else {
+      this.refused += 1;
     }
-    this.refused += 1;
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+    const headers = announce ? announcement(rate, burst, bucket.tokens) : {};
+    if (admitted) return { headers };
+    return { retryAfter: Math.max(1, Math.ceil((1 - bucket.tokens) / rate)), headers };
   }
 
   private prune(keep: string): void {
@@ -109,4 +127,20 @@ export class RateLimiter {
       if (key !== keep && bucket.tokens + ((now - bucket.at) / 1000) * rate >= burst) this.buckets.delete(key);
     }
   }
+}
+
+/**
+ * The limit in the form of draft-ietf-httpapi-ratelimit-headers, which takes whole numbers: the
+ * policy as `q` requests per `w` seconds, rounded down so that it never states more than the rate;
+ * then what the bucket holds, `r` whole requests now and full again in `t` seconds.
+ */
+function announcement(rate: number, burst: number, tokens: number): Record<string, string> {
+  const window = rate >= 1 ? 1 : Math.ceil(1 / rate);
+  const quota = Math.max(1, Math.floor(rate * window));
+  const remaining = Math.max(0, Math.floor(tokens));
+  const untilFull = Math.max(0, Math.ceil((burst - tokens) / rate));
+  return {
+    "ratelimit-policy": `"default";q=${quota};w=${window}`,
+    ratelimit: `"default";r=${remaining};t=${untilFull}`,
+  };
 }

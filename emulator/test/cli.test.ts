@@ -228,6 +228,9 @@ describe("parseCliOptions", () => {
       "0.02",
       "--fault-seed",
       "4294967295",
+      "--rate-limit",
+      "20/5",
+      "--announce-rate-limit",
       "--shape",
       "by-name",
       "--page-size",
@@ -257,6 +260,7 @@ describe("parseCliOptions", () => {
         garbleRate: 0.02,
         seed: 4294967295,
       },
+      rateLimit: { requestsPerSecond: 20, burst: 5, announce: true },
       shape: "by-name",
       pageSize: 25,
       bodyIdleTimeoutMs: 5000,
@@ -284,6 +288,7 @@ describe("parseCliOptions", () => {
     ["--body-idle-timeout-ms", "1.5"],
     ["--fault-rate", "503"],
     ["--balance-usd", "-1"],
+    ["--announce-rate-limit"],
     ["--bogus"],
   ])("refuses %s %s", (...args) => {
     expect(() => parseCliOptions(args.filter((a) => a !== undefined))).toThrow(UsageError);

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseCliOptions, UsageError } from "../src/cli.js";
-import { parseRateLimit, RateLimiter, rateLimitSettingsSchema } from "../src/rate-limit.js";
+import { parseRateLimit, RateLimiter, rateLimitSettingsSchema, type RateLimitSettings } from "../src/rate-limit.js";
 import { call, withEmulator } from "./helpers.js";
 
 // The API's rate-limit mode (docs/api-contract.md §9.5): a token bucket per credential, 429 with
-// Retry-After over it, settings and counters at /_emulator/rate-limit.
+// Retry-After over it, settings and counters at /_emulator/rate-limit; with `announce`, the
+// RateLimit-Policy and RateLimit headers of draft-ietf-httpapi-ratelimit-headers.
 
-function limiter(settings: { requestsPerSecond: number; burst?: number }) {
+function limiter(settings: RateLimitSettings) {
   let now = 0;
   const limit = new RateLimiter(() => now);
   limit.set(rateLimitSettingsSchema.parse(settings));
@@ -16,36 +17,71 @@ function limiter(settings: { requestsPerSecond: number; burst?: number }) {
 describe("RateLimiter", () => {
   it("lets a burst through, then one request per 1/rate seconds", () => {
     const { limit, advance } = limiter({ requestsPerSecond: 2, burst: 3 });
-    expect([1, 2, 3].map(() => limit.admit("key"))).toEqual([undefined, undefined, undefined]);
-    expect(limit.admit("key")).toBe(1);
+    expect([1, 2, 3].map(() => limit.admit("key"))).toEqual([{ headers: {} }, { headers: {} }, { headers: {} }]);
+    expect(limit.admit("key").retryAfter).toBe(1);
     advance(499);
-    expect(limit.admit("key")).toBe(1);
+    expect(limit.admit("key").retryAfter).toBe(1);
     advance(1);
-    expect(limit.admit("key")).toBeUndefined();
-    expect(limit.current).toEqual({ requestsPerSecond: 2, burst: 3, allowed: 4, refused: 2 });
+    expect(limit.admit("key").retryAfter).toBeUndefined();
+    expect(limit.current).toEqual({ requestsPerSecond: 2, burst: 3, announce: false, allowed: 4, refused: 2 });
   });
 
   it("keeps one bucket per credential", () => {
     const { limit } = limiter({ requestsPerSecond: 1 });
-    expect(limit.admit("a")).toBeUndefined();
-    expect(limit.admit("a")).toBe(1);
-    expect(limit.admit("b")).toBeUndefined();
-    expect(limit.admit(undefined)).toBeUndefined();
+    expect(limit.admit("a").retryAfter).toBeUndefined();
+    expect(limit.admit("a").retryAfter).toBe(1);
+    expect(limit.admit("b").retryAfter).toBeUndefined();
+    expect(limit.admit(undefined).retryAfter).toBeUndefined();
   });
 
   it("says in whole seconds, at least 1, when a token is back", () => {
     const { limit } = limiter({ requestsPerSecond: 0.25 });
-    expect(limit.admit("k")).toBeUndefined();
-    expect(limit.admit("k")).toBe(4);
+    expect(limit.admit("k").retryAfter).toBeUndefined();
+    expect(limit.admit("k").retryAfter).toBe(4);
     const fast = limiter({ requestsPerSecond: 1000, burst: 1 }).limit;
-    expect(fast.admit("k")).toBeUndefined();
-    expect(fast.admit("k")).toBe(1);
+    expect(fast.admit("k").retryAfter).toBeUndefined();
+    expect(fast.admit("k").retryAfter).toBe(1);
   });
 
   it("is off at rate 0, and by default", () => {
     const limit = new RateLimiter();
-    for (let i = 0; i < 100; i++) expect(limit.admit("k")).toBeUndefined();
-    expect(limit.current).toEqual({ requestsPerSecond: 0, burst: 1, allowed: 0, refused: 0 });
+    for (let i = 0; i < 100; i++) expect(limit.admit("k")).toEqual({ headers: {} });
+    expect(limit.current).toEqual({ requestsPerSecond: 0, burst: 1, announce: false, allowed: 0, refused: 0 });
+    const announcedButOff = limiter({ requestsPerSecond: 0, announce: true }).limit;
+    expect(announcedButOff.admit("k")).toEqual({ headers: {} });
+  });
+
+  it("announces the policy in whole requests per whole seconds, never above the rate", () => {
+    const policy = (requestsPerSecond: number) =>
+      limiter({ requestsPerSecond, announce: true }).limit.admit("k").headers["ratelimit-policy"];
+    expect(policy(10)).toBe('"default";q=10;w=1');
+    expect(policy(2.5)).toBe('"default";q=2;w=1');
+    expect(policy(1)).toBe('"default";q=1;w=1');
+    expect(policy(0.5)).toBe('"default";q=1;w=2');
+    expect(policy(0.3)).toBe('"default";q=1;w=4');
+  });
+
+  it("announces what is left of the bucket after each request, admitted or refused", () => {
+    const { limit, advance } = limiter({ requestsPerSecond: 2, burst: 6, announce: true });
+    const left = () => limit.admit("k");
+    expect(left().headers.ratelimit).toBe('"default";r=5;t=1');
+    expect(left().headers.ratelimit).toBe('"default";r=4;t=1');
+    expect(left().headers.ratelimit).toBe('"default";r=3;t=2');
+    for (let i = 0; i < 3; i++) left();
+    const refused = left();
+    expect(refused.retryAfter).toBe(1);
+    expect(refused.headers).toEqual({ "ratelimit-policy": '"default";q=2;w=1', ratelimit: '"default";r=0;t=3' });
+    advance(750);
+    expect(left().headers.ratelimit).toBe('"default";r=0;t=3');
+    expect(limiter({ requestsPerSecond: 10, burst: 5, announce: true }).limit.admit("k").headers.ratelimit).toBe(
+      '"default";r=4;t=1',
+    );
+  });
+
+  it("takes announce as a boolean, off by default", () => {
+    expect(rateLimitSettingsSchema.parse({ requestsPerSecond: 1 }).announce).toBe(false);
+    expect(rateLimitSettingsSchema.parse({ requestsPerSecond: 1, announce: true }).announce).toBe(true);
+    expect(rateLimitSettingsSchema.safeParse({ requestsPerSecond: 1, announce: "yes" }).success).toBe(false);
   });
 
   it("parses the command line form", () => {
@@ -55,6 +91,8 @@ describe("RateLimiter", () => {
       expect(() => parseRateLimit(bad)).toThrow(/--rate-limit/);
     const parsed = parseCliOptions(["--rate-limit", "20/5"]);
     expect(parsed.help === false && parsed.options.rateLimit).toEqual({ requestsPerSecond: 20, burst: 5 });
+    const announced = parseCliOptions(["--rate-limit", "20", "--announce-rate-limit"]);
+    expect(announced.help === false && announced.options.rateLimit).toEqual({ requestsPerSecond: 20, announce: true });
     expect(() => parseCliOptions(["--rate-limit", "x"])).toThrow(UsageError);
   });
 });
@@ -69,13 +107,17 @@ describe("the emulator's rate-limit mode", () => {
         expect(answers.map((a) => a.status)).toEqual([201, 201, 429, 429]);
         const refused = answers[2]!;
         expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        // Not announced unless asked.
+        for (const answer of [answers[0]!, refused]) {
+          expect([answer.headers.get("ratelimit-policy"), answer.headers.get("ratelimit")]).toEqual([null, null]);
+        }
         expect(refused.body.error.code).toBe("rate_limited");
         expect(refused.body.error.message).toMatch(/2 per second.*Retry-After/);
         // Inspection is never limited, and shows the refused zones were not created.
         const state = await call(emu, "GET", "/_emulator/state", { auth: null });
         expect(state.body.zones).toBe(2);
         const limit = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
-        expect(limit.body).toEqual({ requestsPerSecond: 2, burst: 2, allowed: 2, refused: 2 });
+        expect(limit.body).toEqual({ requestsPerSecond: 2, burst: 2, announce: false, allowed: 2, refused: 2 });
       },
       { rateLimit: { requestsPerSecond: 2 } },
     );
@@ -88,11 +130,11 @@ describe("the emulator's rate-limit mode", () => {
         auth: null,
         body: { requestsPerSecond: 1, burst: 1 },
       });
-      expect(set.body).toEqual({ requestsPerSecond: 1, burst: 1, allowed: 0, refused: 0 });
+      expect(set.body).toEqual({ requestsPerSecond: 1, burst: 1, announce: false, allowed: 0, refused: 0 });
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(200);
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(429);
       const posted = await call(emu, "POST", "/_emulator/rate-limit", { auth: null, body: { requestsPerSecond: 0 } });
-      expect(posted.body).toEqual({ requestsPerSecond: 0, burst: 1, allowed: 1, refused: 1 });
+      expect(posted.body).toEqual({ requestsPerSecond: 0, burst: 1, announce: false, allowed: 1, refused: 1 });
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(200);
       await call(emu, "POST", "/_emulator/reset", { auth: null });
       expect((await call(emu, "GET", "/_emulator/rate-limit", { auth: null })).body.refused).toBe(0);
@@ -101,6 +143,59 @@ describe("the emulator's rate-limit mode", () => {
       expect(bad.body.error.message).toMatch(/^requestsPerSecond:/);
       const unknown = await call(emu, "PUT", "/_emulator/rate-limit", { auth: null, body: { rate: 1 } });
       expect(unknown.body.error.message).toMatch(/unknown field\(s\) rate/);
+    });
+  });
+
+  it("announces the limit on admitted answers and on 429s when asked, in both API areas", async () => {
+    await withEmulator(
+      async (emu) => {
+        const created = await call(emu, "POST", "/dns/zones", { body: { name: "announced.example" } });
+        expect(created.status).toBe(201);
+        expect(created.headers.get("ratelimit-policy")).toBe('"default";q=2;w=1');
+        expect(created.headers.get("ratelimit")).toBe('"default";r=0;t=1');
+        const refused = await call(emu, "GET", "/dns/zones");
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get("retry-after")).toBe("1");
+        expect(refused.headers.get("ratelimit-policy")).toBe('"default";q=2;w=1');
+        expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=1');
+        // Another credential has its own bucket; the transcription area answers through the same limit.
+        const transcript = await call(emu, "GET", "/v1/transcripts/tr_missing", { auth: `Bearer ${emu.token}` });
+        expect(transcript.status).toBe(404);
+        expect(transcript.headers.get("ratelimit")).toBe('"default";r=0;t=1');
+        // The inspection endpoints are not limited, so they announce nothing.
+        const limit = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
+        expect(limit.headers.get("ratelimit")).toBeNull();
+        expect(limit.body).toEqual({ requestsPerSecond: 2, burst: 1, announce: true, allowed: 2, refused: 1 });
+      },
+      { rateLimit: { requestsPerSecond: 2, burst: 1, announce: true } },
+    );
+  });
+
+  it("takes announce at run time, and refuses a value that is not a boolean", async () => {
+    await withEmulator(async (emu) => {
+      const set = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 1, burst: 5, announce: true },
+      });
+      expect(set.body).toEqual({ requestsPerSecond: 1, burst: 5, announce: true, allowed: 0, refused: 0 });
+      await call(emu, "GET", "/dns/zones");
+      const second = await call(emu, "GET", "/dns/zones");
+      expect(second.headers.get("ratelimit")).toBe('"default";r=3;t=2');
+      const slow = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 0.5, announce: true },
+      });
+      expect(slow.status).toBe(200);
+      const first = await call(emu, "GET", "/dns/zones");
+      expect(first.headers.get("ratelimit-policy")).toBe('"default";q=1;w=2');
+      expect(first.headers.get("ratelimit")).toBe('"default";r=0;t=2');
+      const bad = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 10, announce: "yes" },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.message).toMatch(/^announce:/);
+      expect((await call(emu, "GET", "/_emulator/rate-limit", { auth: null })).body.announce).toBe(true);
     });
   });
 });

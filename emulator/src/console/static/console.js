@@ -367,7 +367,7 @@
     const pill = $("rate-limit-state");
     const on = limit.requestsPerSecond > 0;
     pill.textContent = on
-      ? `rate limit: ${limit.requestsPerSecond}/s, burst ${limit.burst} · ${limit.refused} refused`
+      ? `rate limit: ${limit.requestsPerSecond}/s, burst ${limit.burst}${limit.announce ? ", announced" : ""} · ${limit.refused} refused`
       : "no rate limit";
     pill.className = on ? "pill warn" : "pill";
     pill.title = `${limit.allowed} allowed, ${limit.refused} refused (PUT /_emulator/rate-limit changes it)`;
