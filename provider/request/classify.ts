@@ -19,6 +19,7 @@ import { safeText } from "../redact.js";
 import { notProcessedStatuses, parseRetryAfter, retryableStatuses } from "../retry.js";
 import { readErrorBody } from "../answers/error-body.js";
 import { refusedCredential } from "./authenticate.js";
+import { refusalWaitMs } from "./rate-headers.js";
 import type { Answer, Failure, NoAnswer, Prepared, Reply } from "./types.js";
 
 /** `answer`, which is not a success, as a failure. `now`: the time a `Retry-After` date is read against. */
@@ -35,7 +36,9 @@ function errorStatus(reply: Reply, endpoint: string, auth: Settings["auth"]["kin
   const status = reply.status;
   const error = httpError(reply, endpoint, auth);
   if (!retryableStatuses.has(status)) return { ok: false, fate: "answered", error };
-  const retryAfterMs = parseRetryAfter(reply.headers["retry-after"], now);
+  // A refusal without `Retry-After` may still say when its limit resets (rate-headers.ts).
+  const retryAfterMs =
+    status === 429 ? refusalWaitMs(reply.headers, now) : parseRetryAfter(reply.headers["retry-after"], now);
   return {
     ok: false,
     fate: notProcessedStatuses.has(status) ? "notProcessed" : "unknown",

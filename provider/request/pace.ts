@@ -13,10 +13,12 @@
  * TCP CUBIC's), so that it finds a limit it was never told and shares it with other processes using
  * the same key. A 503 lowers a known rate too. A request sent again goes before first sendings.
  * `maxRequestsPerSecond` starts it at that rate, which it never exceeds; `maxConcurrentRequests`
- * bounds the requests in flight.
+ * bounds the requests in flight. A rate the platform announces in its answers' headers
+ * (rate-headers.ts) sets it at 95 % of that rate without a refusal, and caps it there.
  */
 import { createHash } from "node:crypto";
-import { parseRetryAfter } from "../retry.js";
+import { defaultRetryPolicy } from "../retry.js";
+import { announcedRate, refusalWaitMs } from "./rate-headers.js";
 import type { Clock } from "../vocabulary.js";
 import type { Answer, Failure } from "./types.js";
 
@@ -26,14 +28,17 @@ export interface PaceLimits {
   readonly maxConcurrentRequests?: number;
 }
 
-/** What came of one sending, for the gate to learn from. */
+/**
+ * What came of one sending, for the gate to learn from. `announcedRate`: the requests per second
+ * the answer's rate-limit headers allow (rate-headers.ts), when it said.
+ */
 export type Signal =
   /** An answer that is not a refusal, whatever its status: the platform accepted the request. */
-  | { readonly kind: "accepted" }
-  /** 429: over the limit; `retryAfterMs` from its header, when it had one. */
-  | { readonly kind: "refused"; readonly retryAfterMs?: number }
+  | { readonly kind: "accepted"; readonly announcedRate?: number }
+  /** 429: over the limit; `retryAfterMs` from its header (or the announced reset), when it had one. */
+  | { readonly kind: "refused"; readonly retryAfterMs?: number; readonly announcedRate?: number }
   /** 503: the platform is overloaded. */
-  | { readonly kind: "busy" }
+  | { readonly kind: "busy"; readonly announcedRate?: number }
   /** No answer (a connection error, a timeout): says nothing of the limit. */
   | { readonly kind: "none" };
 
@@ -85,6 +90,12 @@ const largestProbeStep = 0.1;
  * until a refusal at a paced rate says where the limit is, the rate grows by half every second.
  */
 const startIncrease = 1.5;
+/**
+ * A wait longer than a request's whole retry budget (an hour's window spent) pauses nobody: the
+ * refused request gives up at once with its error, and each other fails the same way at its own
+ * refusal, rather than every call of the deployment hanging until then.
+ */
+const longestPauseMs = defaultRetryPolicy.maxTotalMs;
 /** The rate never goes below this many requests per second. */
 const floorRate = 0.5;
 /** How far back the requests the platform accepted are counted to measure the rate it allows. */
@@ -123,6 +134,8 @@ export class Pace implements Gate {
   private readonly turns: { readonly retry: boolean; readonly go: () => void }[] = [];
   private taken = false;
   private limits: PaceLimits = {};
+  /** The rate the platform's headers last announced (rate-headers.ts); Infinity: none. */
+  private announced = Infinity;
 
   constructor(
     private readonly clock: Clock,
@@ -148,10 +161,20 @@ export class Pace implements Gate {
   resume(rate: number): void {
     if (this.rate !== Infinity || !(rate > 0)) return;
     const now = this.clock.now();
-    this.rate = Math.min(rate, this.limits.maxRequestsPerSecond ?? Infinity);
+    this.rate = Math.min(rate, this.cap);
     this.ceiling = this.rate / settleShare;
     this.settledAt = now;
     this.lastChangeAt = now;
+  }
+
+  /**
+   * The highest rate allowed: the user's maximum, and 95 % of the rate the platform announced. Not
+   * all of it: calls leave here a few milliseconds apart from where they arrive, and under a limit
+   * with no burst two calls closer than its interval are refused, each refusal pausing every call
+   * for its `Retry-After` (a second: 5 calls at 5 a second).
+   */
+  private get cap(): number {
+    return Math.min(this.limits.maxRequestsPerSecond ?? Infinity, this.announced * settleShare);
   }
 
   /** The settings in force: part of a shared gate's name. */
@@ -208,6 +231,7 @@ export class Pace implements Gate {
     this.inFlight -= 1;
     this.slotWaiters.shift()?.();
     const now = this.clock.now();
+    if (signal.kind !== "none" && signal.announcedRate !== undefined) this.heed(signal.announcedRate, now);
     switch (signal.kind) {
       case "accepted":
         this.window += 1;
@@ -216,7 +240,11 @@ export class Pace implements Gate {
         this.raise(now);
         return;
       case "refused":
-        if (signal.retryAfterMs !== undefined && now + signal.retryAfterMs > this.pausedUntil) {
+        if (
+          signal.retryAfterMs !== undefined &&
+          signal.retryAfterMs <= longestPauseMs &&
+          now + signal.retryAfterMs > this.pausedUntil
+        ) {
           this.pausedUntil = now + signal.retryAfterMs;
           this.pauseEpoch += 1;
         }
@@ -227,6 +255,24 @@ export class Pace implements Gate {
         return;
       case "none":
         return;
+    }
+  }
+
+  /**
+   * A rate the platform announced: a gate that knew none starts at its cap with no refusal to learn
+   * from, and one above it comes down to it; a refusal still lowers it (stacks on other machines
+   * share the key), and it comes back up to the cap, never past it.
+   */
+  private heed(rate: number, now: number): void {
+    if (rate === this.announced) return;
+    this.announced = rate;
+    if (this.rate === Infinity) {
+      this.ceiling = rate;
+      this.settledAt = now;
+    }
+    if (this.rate > this.cap) {
+      this.rate = this.cap;
+      this.lastChangeAt = now;
     }
   }
 
@@ -289,7 +335,7 @@ export class Pace implements Gate {
       if (raised === this.ceiling * settleShare) this.settledAt = now;
     } else if (now - this.settledAt < this.plateauMs) return;
     else raised = this.rate * (1 + (this.probes++ === 0 ? firstProbeStep : largestProbeStep));
-    this.rate = Math.min(raised, this.limits.maxRequestsPerSecond ?? Infinity);
+    this.rate = Math.min(raised, this.cap);
     this.lastChangeAt = now;
   }
 }
@@ -308,10 +354,12 @@ export async function paced(gate: Gate, clock: Clock, send: () => Promise<Answer
 
 function signalOf(answer: Answer | undefined, now: number): Signal {
   if (answer === undefined || answer.kind === "none") return { kind: "none" };
-  if (answer.status === 503) return { kind: "busy" };
-  if (answer.status !== 429) return { kind: "accepted" };
-  const retryAfterMs = parseRetryAfter(answer.headers["retry-after"], now);
-  return retryAfterMs === undefined ? { kind: "refused" } : { kind: "refused", retryAfterMs };
+  const rate = announcedRate(answer.headers);
+  const announced = rate === undefined ? {} : { announcedRate: rate };
+  if (answer.status === 503) return { kind: "busy", ...announced };
+  if (answer.status !== 429) return { kind: "accepted", ...announced };
+  const retryAfterMs = refusalWaitMs(answer.headers, now);
+  return { kind: "refused", ...announced, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
 
 /**

@@ -143,15 +143,20 @@ function readLines(socket: net.Socket, heard: () => void, take: (message: Record
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
 function signalOf(value: unknown): Signal {
-  const s = value as { kind?: unknown; retryAfterMs?: unknown } | null;
+  const s = value as { kind?: unknown; retryAfterMs?: unknown; announcedRate?: unknown } | null;
   if (typeof s !== "object" || s === null || typeof s.kind !== "string" || !signalKinds.has(s.kind)) {
     throw new OutOfProtocol();
   }
-  if (s.kind !== "refused") return { kind: s.kind as "accepted" | "busy" | "none" };
+  if (s.kind === "none") return { kind: "none" };
+  // Optional: a process of an earlier version of this protocol sends none.
+  const rate = s.announcedRate;
+  if (rate !== undefined && !(typeof rate === "number" && Number.isFinite(rate) && rate > 0)) throw new OutOfProtocol();
+  const announced = rate === undefined ? {} : { announcedRate: rate };
+  if (s.kind !== "refused") return { kind: s.kind as "accepted" | "busy", ...announced };
   const ms = s.retryAfterMs;
-  if (ms === undefined) return { kind: "refused" };
+  if (ms === undefined) return { kind: "refused", ...announced };
   if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw new OutOfProtocol();
-  return { kind: "refused", retryAfterMs: ms };
+  return { kind: "refused", retryAfterMs: ms, ...announced };
 }
 
 /**

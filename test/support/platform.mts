@@ -87,6 +87,15 @@ export class Platform {
     return this.json("GET", "/_emulator/rate-limit");
   }
 
+  /** When each request the console still keeps (the last 1,000) arrived, and whether the rate limit refused it. */
+  async requestTimes(): Promise<{ readonly at: number; readonly refused: boolean }[]> {
+    const log = await this.json<{ requests: { time: string; fault?: string }[] }>(
+      "GET",
+      "/_emulator/console/api/requests",
+    );
+    return log.requests.map((r) => ({ at: Date.parse(r.time), refused: r.fault === "rate limit" }));
+  }
+
   /** Sets the rate limit (`{ requestsPerSecond: 0 }` turns it off); answers its state. */
   setRateLimit(settings: RateLimitSettings): Promise<RateLimitState> {
     return this.json("PUT", "/_emulator/rate-limit", settings);

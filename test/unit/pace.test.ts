@@ -75,6 +75,16 @@ describe("Pace (fake clock)", () => {
     expect(next.sent.filter((t) => t < 1_002_000)).toHaveLength(7);
   });
 
+  it("a wait longer than a request's retry budget pauses nobody: the other calls meet their own refusals", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    g.release(await g.acquire(), { kind: "refused", retryAfterMs: 3_600_000 });
+    const next = callers(g, 3);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await next.all;
+    expect(next.sent).toHaveLength(3);
+    expect(Math.max(...next.sent)).toBeLessThan(1_001_000);
+  });
+
   it("lowers the rate once per episode: answers to requests sent before the cut say nothing new", async () => {
     const g = gate({ maxRequestsPerSecond: 10 });
     const taken = Promise.all([g.acquire(), g.acquire(), g.acquire()]);
@@ -231,6 +241,40 @@ describe("Pace (fake clock)", () => {
     return most;
   }
 
+  it("paces from the first answer that announces a rate, at 95 % of it, and never probes past that", async () => {
+    const g = gate();
+    const announced: Signal = { kind: "accepted", announcedRate: 10 };
+    g.release(await g.acquire(), announced);
+    // No refusal to learn from: 95 % of the announced rate at once.
+    expect(g.currentRate).toBeCloseTo(9.5);
+    const stream = callers(g, 200, () => announced);
+    const seen = await rates(g, 12_000);
+    // Callers kept waiting for 12 s, past every plateau: without the cap it would probe up.
+    expect(seen.every((r) => Math.abs(r - 9.5) < 1e-9)).toBe(true);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stream.all;
+    expect(busiestWindow(stream.sent, 1_000)).toBeLessThanOrEqual(10);
+  });
+
+  it("an announced rate caps a gate above it, and a user's lower maximum stays in force", async () => {
+    const above = gate({ maxRequestsPerSecond: 50 });
+    above.release(await above.acquire(), { kind: "accepted", announcedRate: 10 });
+    expect(above.currentRate).toBeCloseTo(9.5);
+    // Refused (another machine shares the key): cut, and the recovery stops at the announced rate's 95 %.
+    const next = above.acquire();
+    await vi.advanceTimersByTimeAsync(200);
+    above.release(await next, { kind: "refused", announcedRate: 10 });
+    expect(above.currentRate).toBeCloseTo(9.5 * 0.85);
+    const stream = callers(above, 300, () => ({ kind: "accepted", announcedRate: 10 }));
+    const seen = await rates(above, 25_000);
+    expect(Math.max(...seen)).toBeCloseTo(9.5);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await stream.all;
+    const lower = gate({ maxRequestsPerSecond: 4 });
+    lower.release(await lower.acquire(), { kind: "accepted", announcedRate: 10 });
+    expect(lower.currentRate).toBe(4);
+  });
+
   it("bounds the requests in flight with maxConcurrentRequests", async () => {
     expect(await mostInFlight(gate({ maxConcurrentRequests: 2 }), 10)).toBe(2);
   });
@@ -255,7 +299,7 @@ describe("Pace (fake clock)", () => {
  * A platform with a token bucket in front (rate r/s, burst b) that refuses over it with 429 and
  * `Retry-After: 1`, as the emulator's --rate-limit does; counts what it allowed and refused.
  */
-async function limitedServer(rate: number, burst: number) {
+async function limitedServer(rate: number, burst: number, announce = false) {
   let tokens = burst;
   let at = performance.now();
   const counts = { allowed: 0, refused: 0 };
@@ -263,6 +307,8 @@ async function limitedServer(rate: number, burst: number) {
     const now = performance.now();
     tokens = Math.min(burst, tokens + ((now - at) / 1000) * rate);
     at = now;
+    // As a platform announcing its limit in the IETF draft's form does, on every answer.
+    if (announce) res.setHeader("ratelimit-policy", `"default";q=${rate};w=1`);
     if (tokens < 1) {
       counts.refused++;
       res.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
@@ -306,6 +352,25 @@ describe("ApiClient against a rate-limited platform (real time)", () => {
       // the first second a pause (Retry-After: 1), then finding the rate, then a 2-s plateau. Every
       // caller for itself took 5.9 s with 113 refusals. The bound catches a gate that stalls.
       expect(seconds).toBeLessThan(15);
+    } finally {
+      await platform.close();
+    }
+  }, 20_000);
+
+  it("a platform that announces its rate is paced to it from its first answers: refused only while none had come", async () => {
+    const platform = await limitedServer(20, 5, true);
+    try {
+      const settings = { baseUrl: platform.url, apiUrl: platform.url, s3Url: undefined };
+      const client = new ApiClient({ ...settings, auth: { kind: "apiKey", value: `pace-announced-${Date.now()}` } });
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => client.request({ method: "GET", path: `/things/${i}` })),
+      );
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      expect(platform.counts.allowed).toBe(60);
+      // The first 8 go out at once, before any answer (3 over the burst of 5), and the callers
+      // already past their turn take the slots the first answers free (5 in each of two runs);
+      // after that, paced at 19 a second, nothing is. Not announced (the test above): 14.
+      expect(platform.counts.refused).toBeLessThanOrEqual(7);
     } finally {
       await platform.close();
     }

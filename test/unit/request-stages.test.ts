@@ -267,6 +267,17 @@ describe("classify", () => {
     expect(failure(reply(504)).error).toMatchObject({ code: "CLOUDPLATFORM_HTTP_504", retryable: true });
   });
 
+  it("waits out a refusal without Retry-After until the reset its rate-limit headers announce", () => {
+    expect(failure(reply(429, "", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": "4" }))).toMatchObject({
+      fate: "notProcessed",
+      retryAfterMs: 4000,
+    });
+    expect(failure(reply(429, "", { ratelimit: '"default";r=0;t=2' })).retryAfterMs).toBe(2000);
+    expect(failure(reply(429, "", { "retry-after": "1", "ratelimit-reset": "30" })).retryAfterMs).toBe(1000);
+    // A 503's reset says nothing of when the platform recovers.
+    expect(failure(reply(503, "", { "x-ratelimit-reset": "4" }))).not.toHaveProperty("retryAfterMs");
+  });
+
   it("shows the server's text redacted and cut, never a secret", () => {
     registerSecret("s3-secret-CLASSIFY1");
     const error = failure(reply(400, `bad secret s3-secret-CLASSIFY1 ${"x".repeat(400)}`)).error;

@@ -129,6 +129,15 @@ describe("a gate shared by the processes using one key", () => {
     expect(performance.now() - before).toBeGreaterThan(300);
   });
 
+  it("learns the rate a follower's answer announced: the leader paces every process to it", async () => {
+    const leader = processGate();
+    const follower = processGate();
+    await turns(leader.gate, 1);
+    await turns(follower.gate, 1, { kind: "accepted", announcedRate: 20 });
+    await expect.poll(() => leader.pace.currentRate).toBe(19);
+    expect(follower.pace.currentRate).toBe(Infinity);
+  });
+
   it("elects another leader when the leader goes, which starts at the rate the old one gave", async () => {
     const first = processGate({ maxRequestsPerSecond: 8 });
     const second = processGate();
