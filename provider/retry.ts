@@ -68,14 +68,18 @@ export function backoffDelay(
 }
 
 /**
- * Parses `Retry-After`: delta seconds or an HTTP date. Returns milliseconds to wait (0 for a date in
- * the past), or undefined when absent or unreadable.
+ * Parses `Retry-After`: delta seconds (whole, or with a fraction) or an HTTP date. Returns
+ * milliseconds to wait (0 for a date in the past), or undefined when absent or unreadable.
  */
 export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const header = Array.isArray(value) ? value[0] : value;
   if (header === undefined) return undefined;
   const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // RFC 9110 says whole seconds; some servers send a fraction (`0.5`), which is read as meant.
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its day and month: V8 would read "0.5" or "-1" as a date in 2000 or 2001,
+  // a wait of 0, and every refused call would be sent again at once.
+  if (!/[a-z]/i.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -413,6 +413,11 @@ describe("retry timing", () => {
     expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:10 GMT", now)).toBe(10_000);
     expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
+    // A fraction is read as seconds, not as a date in 2000 (a wait of 0).
+    expect(parseRetryAfter("0.5", now)).toBe(500);
+    expect(parseRetryAfter(" 1.25 ", now)).toBe(1250);
+    expect(parseRetryAfter("-1", now)).toBeUndefined();
+    expect(parseRetryAfter("2,5", now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 
