@@ -6,6 +6,8 @@
 //   rate-limit-shared  three stacks of 300 + 300 at once, one API key, one limit (30 + 30 with --short);
 //   rate-limit-shared-no-burst  the same under a limit with no burst (a token bucket of 1): any two
 //                      calls closer than 100 ms, whichever stacks sent them, and the second is refused.
+//   rate-limit-shared-announced  the same, with the limit announced in every answer's headers
+//                      (`RateLimit-Policy`, the emulator's `announce`; provider/request/rate-headers.ts).
 // The baseline is the ideal, measured in the same run: the requests the platform served divided by
 // the limit (a client that knew the limit and never waited for anything else). The time is the
 // engine's operation alone (the slowest of the three stacks); the refusals are the emulator's own
@@ -28,11 +30,13 @@ const limit = 10;
 const separateGates = process.env["BENCH_SEPARATE_GATES"] === "1";
 
 interface Case {
-  readonly id: "rate-limit-one" | "rate-limit-shared" | "rate-limit-shared-no-burst";
+  readonly id: "rate-limit-one" | "rate-limit-shared" | "rate-limit-shared-no-burst" | "rate-limit-shared-announced";
   readonly stacks: number;
   readonly buckets: number;
   /** The token bucket's size: the calls the platform takes at once after a pause. */
   readonly burst: number;
+  /** Whether the platform states its limit in its answers' headers. */
+  readonly announce?: boolean;
 }
 
 interface Measured {
@@ -59,7 +63,9 @@ async function deploy(
 ): Promise<Measured> {
   const platform = new Platform(emulator);
   await platform.reset();
-  await platform.setRateLimit(limited ? { requestsPerSecond: limit, burst: c.burst } : { requestsPerSecond: 0 });
+  await platform.setRateLimit(
+    limited ? { requestsPerSecond: limit, burst: c.burst, announce: c.announce === true } : { requestsPerSecond: 0 },
+  );
   const binDir = pulumiBinDir();
   const started = performance.now();
   const results = await Promise.all(
@@ -105,6 +111,7 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
       ? `one stack of ${c.buckets} buckets + ${c.buckets} credentials under ${limit} requests/s`
       : `${c.stacks} stacks of ${c.buckets} + ${c.buckets} at once, one key, one limit of ${limit} requests/s` +
         (c.burst === 1 ? " with no burst" : "") +
+        (c.announce === true ? ", announced in its answers" : "") +
         (separateGates ? " (a gate per process)" : "");
   return {
     id: c.id,
@@ -123,18 +130,20 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
 
 export const rateLimitSuite: Suite = {
   name: "rate-limit",
-  rowIds: ["rate-limit-one", "rate-limit-shared", "rate-limit-shared-no-burst"],
+  rowIds: ["rate-limit-one", "rate-limit-shared", "rate-limit-shared-no-burst", "rate-limit-shared-announced"],
   async run(options) {
     const all: readonly Case[] = options.short
       ? [
           { id: "rate-limit-one", stacks: 1, buckets: 60, burst: limit },
           { id: "rate-limit-shared", stacks: 3, buckets: 30, burst: limit },
           { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 30, burst: 1 },
+          { id: "rate-limit-shared-announced", stacks: 3, buckets: 30, burst: 1, announce: true },
         ]
       : [
           { id: "rate-limit-one", stacks: 1, buckets: 1000, burst: limit },
           { id: "rate-limit-shared", stacks: 3, buckets: 300, burst: limit },
           { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 300, burst: 1 },
+          { id: "rate-limit-shared-announced", stacks: 3, buckets: 300, burst: 1, announce: true },
         ];
     // Each full-size case takes minutes: run only the rows asked for.
     const cases = all.filter((c) => options.rows.size === 0 || options.rows.has(c.id));

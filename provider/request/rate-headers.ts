@@ -4,8 +4,9 @@
  * draft's (`RateLimit-Policy: "default";q=100;w=60` with `RateLimit: "default";r=50;t=30`; its
  * earlier versions `RateLimit-Limit: 100, 100;w=60`, `RateLimit-Remaining`, `RateLimit-Reset`, and
  * `RateLimit: limit=100, remaining=50, reset=5`), or the older `X-RateLimit-*` and `X-Rate-Limit-*`
- * (`-Limit`, `-Remaining`, `-Reset` as seconds or as a Unix time, `-Reset-After`). Read, never
- * required: an answer without them is paced by its refusals (pace.ts).
+ * (`-Limit`, `-Remaining`, `-Reset` as seconds or as a Unix time, `-Reset-After`). Two things are
+ * read from them, the rate and the reset; never required: an answer without them is paced by its
+ * refusals (pace.ts).
  */
 
 import { parseRetryAfter } from "../retry.js";
