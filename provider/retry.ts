@@ -76,11 +76,19 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   if (header === undefined) return undefined;
   const text = header.trim();
   // RFC 9110 says whole seconds; some servers send a fraction (`0.5`), which is read as meant.
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const seconds = decimalOf(text);
+  if (seconds !== undefined) return Math.round(seconds * 1000);
   // An HTTP date names its day and month: V8 would read "0.5" or "-1" as a date in 2000 or 2001,
   // a wait of 0, and every refused call would be sent again at once.
   if (!/[a-z]/i.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
+}
+
+/** A number as HTTP headers write one: decimal digits, maybe a fraction, nothing else (no sign, no exponent). */
+export function decimalOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
 }

@@ -9,7 +9,7 @@
  * refusals (pace.ts).
  */
 
-import { parseRetryAfter } from "../retry.js";
+import { decimalOf, parseRetryAfter } from "../retry.js";
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -23,13 +23,6 @@ const unixTimeAbove = 1_000_000_000;
 function valueOf(headers: Headers, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(", ") : value;
-}
-
-/** A number as these headers write one: decimal digits, maybe a fraction; nothing else. */
-function numberOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const trimmed = text.trim();
-  return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : undefined;
 }
 
 /**
@@ -74,8 +67,8 @@ export function announcedRate(headers: Headers): number | undefined {
       const text = valueOf(headers, name);
       if (text === undefined) continue;
       for (const { item, params } of members(text)) {
-        const quota = numberOf(params.get("q") ?? item);
-        const window = numberOf(params.get("w"));
+        const quota = decimalOf(params.get("q") ?? item);
+        const window = decimalOf(params.get("w"));
         if (quota === undefined || window === undefined || !(quota > 0) || !(window > 0)) continue;
         if (window > longestPacedWindowSeconds) continue;
         rate = Math.min(rate ?? Infinity, quota / window);
@@ -95,14 +88,14 @@ export function announcedResetMs(headers: Headers, now: number): number | undefi
   const structured = valueOf(headers, "ratelimit");
   if (structured !== undefined) {
     for (const { params } of members(structured)) {
-      const seconds = numberOf(params.get("t") ?? params.get("reset"));
+      const seconds = decimalOf(params.get("t") ?? params.get("reset"));
       if (seconds !== undefined) return msFrom(seconds, now);
     }
   }
   for (const prefix of prefixes) {
-    const after = numberOf(valueOf(headers, `${prefix}-reset-after`));
+    const after = decimalOf(valueOf(headers, `${prefix}-reset-after`));
     if (after !== undefined) return after * 1000;
-    const reset = numberOf(valueOf(headers, `${prefix}-reset`));
+    const reset = decimalOf(valueOf(headers, `${prefix}-reset`));
     if (reset !== undefined) return msFrom(reset, now);
   }
   return undefined;
