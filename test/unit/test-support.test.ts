@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import { costliestFiles, fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
-import { isProgramModule, loadAutomation, pulumiCommandOf } from "../../scripts/lib/runner.mts";
+import { initOrSelectStack, isProgramModule, loadAutomation, pulumiCommandOf } from "../../scripts/lib/runner.mts";
 import { transpiled } from "../support/transpiled.mts";
 import { runnerEnv } from "../support/stacks.mts";
 import { decryptValue, isSecret, passphraseKey, revealed, secretSignature } from "../../scripts/lib/passphrase.mts";
@@ -495,6 +495,95 @@ describe("the e2e runner's `pulumi version`, once per binary rather than per run
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the e2e runner opening a stack: one CLI call, `stack init` for a new one, `stack select` otherwise", () => {
+  /**
+   * A stand-in for `pulumi` that notes each call and answers as the CLI does: `stack init` fails when
+   * the stack exists somewhere (the file `exists`, whatever the backend's folders say), `stack select`
+   * when it does not, with the CLI's own messages, which the Automation API maps to its errors.
+   */
+  let dir = "";
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "runner-open-"));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  async function standIn() {
+    const binDir = path.join(dir, "bin");
+    const calls = path.join(dir, "calls");
+    const exists = path.join(dir, "exists");
+    await mkdir(binDir);
+    const script = [
+      "#!/bin/sh",
+      `[ "$1" = version ] && { echo v3.259.0; exit 0; }`,
+      `echo "$*" >> '${calls}'`,
+      `if [ "$1 $2" = "stack init" ]; then`,
+      `  [ -e '${exists}' ] && { echo "error: stack '$3' already exists" >&2; exit 255; }`,
+      `  touch '${exists}'; exit 0`,
+      "fi",
+      `if [ "$1 $2" = "stack select" ]; then`,
+      `  [ -e '${exists}' ] && exit 0`,
+      `  echo "error: no stack named '$4' found" >&2; exit 255`,
+      "fi",
+      "exit 3",
+    ].join("\n");
+    await writeFile(path.join(binDir, "pulumi"), `${script}\n`, { mode: 0o755 });
+    const repoRoot = path.resolve(__dirname, "..", "..");
+    const auto = loadAutomation(repoRoot);
+    const pulumiCommand = await pulumiCommandOf(auto, repoRoot, binDir, path.join(dir, "cache"));
+    const open = async (name: string, ref: { stateDir: string; loggedIn?: { env: Record<string, string> } }) => {
+      const workDir = path.join(dir, `work-${name}`);
+      await mkdir(workDir);
+      const stackRef = { workDir, stackName: "dev", ...ref };
+      const program = async () => ({});
+      await initOrSelectStack(
+        auto,
+        stackRef,
+        { stackName: "dev", projectName: "infra", program },
+        { workDir, pulumiCommand },
+      );
+    };
+    const called = async () =>
+      (await readFile(calls, "utf8").catch(() => ""))
+        .split("\n")
+        .filter(Boolean)
+        .map((call) => call.replace(/ --non-interactive$/, ""));
+    const forget = () => Promise.all([rm(calls, { force: true }), rm(exists, { force: true })]);
+    return { open, calls: called, forget, exists };
+  }
+
+  it("initialises a stack its file:// backend has no checkpoint for, without the failing `stack select`", async () => {
+    const cli = await standIn();
+    await cli.open("new", { stateDir: path.join(dir, "state-new") });
+    expect(await cli.calls()).toEqual(["stack init dev"]);
+  });
+
+  it("selects a stack whose checkpoint is there, plain or compressed", async () => {
+    const cli = await standIn();
+    for (const file of ["dev.json", "dev.json.gz"]) {
+      await cli.forget();
+      const stateDir = path.join(dir, `state-${file}`);
+      const stacks = path.join(stateDir, "backend", ".pulumi", "stacks", "infra");
+      await mkdir(stacks, { recursive: true });
+      await writeFile(path.join(stacks, file), "{}");
+      await writeFile(cli.exists, "");
+      await cli.open(file, { stateDir });
+      expect(await cli.calls()).toEqual(["stack select --stack dev"]);
+    }
+  });
+
+  it("selects a stack that exists where it did not look, and opens another backend's as the SDK does", async () => {
+    const cli = await standIn();
+    // An older layout (stacks/dev.json, no project folder), or a stack made since it looked.
+    await writeFile(cli.exists, "");
+    await cli.open("elsewhere", { stateDir: path.join(dir, "state-elsewhere") });
+    expect(await cli.calls()).toEqual(["stack init dev", "stack select --stack dev"]);
+
+    await cli.forget();
+    await cli.open("logged-in", { stateDir: path.join(dir, "state-logged-in"), loggedIn: { env: {} } });
+    expect(await cli.calls()).toEqual(["stack select --stack dev", "stack init dev"]);
   });
 });
 
