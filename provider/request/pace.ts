@@ -50,6 +50,8 @@ export interface Ticket {
 /** What a sending passes: this process's own `Pace`, or one shared with other processes (shared-gate.ts). */
 export interface Gate {
   acquire(retry?: boolean): Promise<Ticket>;
+  /** The sending the turn was for has left (`paced`): the next turn is spaced from now. */
+  sent(ticket: Ticket): void;
   release(ticket: Ticket, signal: Signal): void;
 }
 
@@ -101,11 +103,29 @@ const floorRate = 0.5;
 /** How far back the requests the platform accepted are counted to measure the rate it allows. */
 const windowMs = 1_000;
 /**
- * While no rate is known, requests in flight start at this many and grow by one with each accepted
- * (doubling every round trip, as TCP's slow start): a fast platform without a limit is hardly slowed,
- * and a limited one refuses at most this many at once before the gate learns its rate.
+ * While no rate is known, requests in flight grow by one with each accepted (doubling every round
+ * trip, as TCP's slow start), from this many once the platform has answered: a fast platform
+ * without a limit is hardly slowed, and a limited one refuses at most this many at once before the
+ * gate learns its rate. Before the first answer, one: a platform that announces its limit in its
+ * headers (rate-headers.ts) is paced from its first answer rather than refusing a first wave sent
+ * blind (3 to 7 refusals under a limit with no burst, each pausing every call for its
+ * `Retry-After`), for one round trip at the start.
  */
 const firstWindow = 8;
+const windowBeforeAnswers = 1;
+/**
+ * A sending leaves a while after its turn: a timer fires late, a process's first request loads the
+ * HTTP client and connects (~150 ms measured on a busy provider host), a turn given to another
+ * process (shared-gate.ts) waits for that process's event loop, busy with the engine (measured: up to
+ * 100 ms, two turns then sent 1 ms apart). Under a limit with no burst, the next sending then comes
+ * too close and is refused, pausing every call for its `Retry-After`. So each sending's departure is
+ * noted (`sent`), the next is kept at least this share of the interval after it, and a turn given to
+ * another process holds the next until that process reports it sent, at most `longestReportWaitMs`.
+ * At the gate's usual 95 % of a limit, this share keeps sendings no closer than the limit's own
+ * interval, and costs nothing while they leave on time.
+ */
+const leastGapShare = settleShare;
+const longestReportWaitMs = 1_000;
 
 export class Pace implements Gate {
   /** Requests per second; Infinity while no limit is known. */
@@ -114,8 +134,6 @@ export class Pace implements Gate {
   private ceiling = Infinity;
   private nextAt = 0;
   private pausedUntil = 0;
-  /** Changes with every pause, so a caller asleep when one starts waits for it too. */
-  private pauseEpoch = 0;
   private lastCutAt = -Infinity;
   private lastChangeAt = -Infinity;
   /** How long the rate is held under the ceiling before probing past it, and since when. */
@@ -128,7 +146,11 @@ export class Pace implements Gate {
   private accepted: number[] = [];
   private inFlight = 0;
   /** Requests in flight allowed while no rate is known (`firstWindow`). */
-  private window = firstWindow;
+  private window = windowBeforeAnswers;
+  /** When the last sending left (`sent`), and the turn given to another process not yet reported sent. */
+  private lastSentAt = -Infinity;
+  private unsent: Ticket | undefined;
+  private readonly sentWaiters: (() => void)[] = [];
   private readonly slotWaiters: (() => void)[] = [];
   /** Callers waiting for their turn (`acquire`), and whether one holds it. */
   private readonly turns: { readonly retry: boolean; readonly go: () => void }[] = [];
@@ -165,6 +187,8 @@ export class Pace implements Gate {
     this.ceiling = this.rate / settleShare;
     this.settledAt = now;
     this.lastChangeAt = now;
+    // The last leader's last sending may have just left: one interval before this one's first.
+    this.nextAt = now + 1000 / this.rate;
   }
 
   /**
@@ -194,16 +218,32 @@ export class Pace implements Gate {
    * turn once already, and a request sent to the back of the queue at each refusal could spend its
    * whole time budget queueing.
    */
-  async acquire(retry = false): Promise<Ticket> {
+  async acquire(retry = false, reported = false): Promise<Ticket> {
     await this.turn(retry);
     try {
       const at = await this.waitForTime();
       await this.waitForSlot();
       this.inFlight += 1;
-      return { at };
+      const ticket = { at };
+      // Sent from here on (noted again when it has left, `sent`); by another process, once it says so.
+      if (reported) this.unsent = ticket;
+      else this.lastSentAt = this.clock.now();
+      return ticket;
     } finally {
       this.passTurn();
     }
+  }
+
+  /**
+   * The sending of `ticket`'s turn has left, here or in the process the turn went to (`acquire` with
+   * `reported`): the next turn is spaced from now. A turn released (answered, or its process gone)
+   * has been sent.
+   */
+  sent(ticket: Ticket): void {
+    this.lastSentAt = Math.max(this.lastSentAt, this.clock.now());
+    if (this.unsent !== ticket) return;
+    this.unsent = undefined;
+    for (const wake of this.sentWaiters.splice(0)) wake();
   }
 
   /** Resolves when no other caller is between its turn and its sending: retries first, then in order. */
@@ -228,10 +268,12 @@ export class Pace implements Gate {
 
   /** Ends a sending, with what its answer says of the limit. */
   release(ticket: Ticket, signal: Signal): void {
+    if (this.unsent === ticket) this.sent(ticket);
     this.inFlight -= 1;
     this.slotWaiters.shift()?.();
     const now = this.clock.now();
     if (signal.kind !== "none" && signal.announcedRate !== undefined) this.heed(signal.announcedRate, now);
+    if (signal.kind !== "none") this.window = Math.max(this.window, firstWindow);
     switch (signal.kind) {
       case "accepted":
         this.window += 1;
@@ -246,7 +288,6 @@ export class Pace implements Gate {
           now + signal.retryAfterMs > this.pausedUntil
         ) {
           this.pausedUntil = now + signal.retryAfterMs;
-          this.pauseEpoch += 1;
         }
         this.lower(ticket, now, refusedDecrease);
         return;
@@ -276,18 +317,44 @@ export class Pace implements Gate {
     }
   }
 
-  /** The time this caller's turn came, pauses that began while it slept included. */
+  /**
+   * The time this caller's turn came: one interval after the previous turn was due, and a little
+   * less than one after the previous sending actually left (`leastGapShare`), past any pause. Looked
+   * at again on waking: meanwhile a pause may have begun, the rate fallen, or the previous sending
+   * left late.
+   */
   private async waitForTime(): Promise<number> {
     let at = this.clock.now();
-    for (let epoch = -1; epoch !== this.pauseEpoch;) {
-      epoch = this.pauseEpoch;
+    for (;;) {
+      await this.previousSent();
       const now = this.clock.now();
-      at = Math.max(now, this.pausedUntil, this.nextAt);
-      if (this.nextAt > Math.max(now, this.pausedUntil)) this.heldAt = now;
-      if (at > now) await this.clock.sleep(at - now);
+      const due = Math.max(this.nextAt, this.lastSentAt + this.interval * leastGapShare);
+      if (due > Math.max(now, this.pausedUntil)) this.heldAt = now;
+      // The time the turn is due, not when this caller woke: a timer that fires late does not
+      // push every later turn back.
+      at = Math.max(at, this.pausedUntil, due);
+      if (at <= now) break;
+      await this.clock.sleep(at - now);
     }
-    this.nextAt = at + (this.rate === Infinity ? 0 : 1000 / this.rate);
+    this.nextAt = at + this.interval;
     return at;
+  }
+
+  /** Milliseconds between turns at the rate in use; 0 while none is known. */
+  private get interval(): number {
+    return this.rate === Infinity ? 0 : 1000 / this.rate;
+  }
+
+  /** While paced, waits (at most `longestReportWaitMs`) for the turn another process holds to be sent. */
+  private async previousSent(): Promise<void> {
+    if (this.rate === Infinity || this.unsent === undefined) return;
+    const waiting = this.unsent;
+    await Promise.race([
+      new Promise<void>((resolve) => this.sentWaiters.push(resolve)),
+      this.clock.sleep(longestReportWaitMs),
+    ]);
+    // Not reported in time (a process stalled): go on as if it had been sent then.
+    this.sent(waiting);
   }
 
   private async waitForSlot(): Promise<void> {
@@ -345,7 +412,10 @@ export async function paced(gate: Gate, clock: Clock, send: () => Promise<Answer
   const ticket = await gate.acquire(retry);
   let answer: Answer | undefined;
   try {
-    answer = await send();
+    // `send` hands the request to the socket before it first waits (send.ts): it has left.
+    const answering = send();
+    gate.sent(ticket);
+    answer = await answering;
     return answer;
   } finally {
     gate.release(ticket, signalOf(answer, clock.now()));

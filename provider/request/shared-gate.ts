@@ -26,9 +26,10 @@ import { digestOf, ownGate, type Gate, type Pace, type PaceLimits, type Signal, 
 
 /**
  * Part of every address: processes of a provider whose messages differ never meet. 2: the
- * liveness messages (`Liveness`) were added.
+ * liveness messages (`Liveness`) were added. 3: a follower reports each turn as it sends it
+ * (`{"t":id}`), and the leader spaces the next turn from then (pace.ts, `sent`).
  */
-const protocol = 2;
+const protocol = 3;
 /**
  * Leaders lost in a row without a turn from any (a leader that accepts and drops every link, say)
  * before this process keeps its own gate for good.
@@ -183,19 +184,23 @@ function serve(server: net.Server, gate: Pace, liveness: Liveness, stopped: () =
       gone = true;
       watch.stop();
       links.delete(socket);
+      // Released, a turn counts as sent (pace.ts): the next is not held up waiting for its report.
       for (const ticket of held.values()) gate.release(ticket, { kind: "none" });
       held.clear();
     });
     readLines(socket, watch.heard, (message) => {
       if (isId(message["a"])) {
         const id = message["a"];
-        void gate.acquire(message["r"] === true).then((ticket) => {
+        void gate.acquire(message["r"] === true, true).then((ticket) => {
           if (gone) return gate.release(ticket, { kind: "none" });
           watch.waiting();
           held.set(id, ticket);
           const rate = gate.currentRate;
           writeLine(socket, { g: id, rate: Number.isFinite(rate) ? rate : null });
         });
+      } else if (isId(message["t"])) {
+        const ticket = held.get(message["t"]);
+        if (ticket !== undefined) gate.sent(ticket);
       } else if (isId(message["f"])) {
         const ticket = held.get(message["f"]);
         if (ticket === undefined) return;
@@ -268,6 +273,11 @@ class Link {
       this.socket.ref();
       writeLine(this.socket, { a: id, r: retry });
     });
+  }
+
+  /** The turn `id` is being sent now: the leader spaces the next from this. */
+  sent(id: number): void {
+    if (!this.closed) writeLine(this.socket, { t: id });
   }
 
   release(id: number, signal: Signal): void {
@@ -458,6 +468,12 @@ export class SharedGate implements Gate {
         // The link's close has cleared the role: the next round elects again.
       }
     }
+  }
+
+  sent(ticket: Ticket): void {
+    const via = this.remote.get(ticket);
+    if (via === undefined) this.local.sent(ticket);
+    else via.link.sent(via.id);
   }
 
   release(ticket: Ticket, signal: Signal): void {

@@ -143,15 +143,38 @@ describe("a gate shared by the processes using one key", () => {
     const second = processGate();
     const third = processGate();
     await turns(first.gate, 1);
-    await turns(second.gate, 2);
+    const [, lastGiven] = await turns(second.gate, 2);
     await first.gate.leave(); // as when its process ends: the links to it are cut
-    await turns(second.gate, 1); // elects: the second leads now
+    const [firstLed] = await turns(second.gate, 1); // elects: the second leads now
     expect(second.pace.currentRate).toBe(8);
+    // The old leader's last turn may have just been sent: the new one's first comes an interval later.
+    expect(firstLed! - lastGiven!).toBeGreaterThanOrEqual(120);
     const times = (await Promise.all([turns(second.gate, 4), turns(third.gate, 4)])).flat();
     // 8 a second: 125 ms apart (give or take a socket's round trip), whoever took the turn.
     expect(gaps(times).filter((gap) => gap < 60).length, gaps(times).join(" ")).toBeLessThanOrEqual(1);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(7 * 110);
     expect(third.pace.currentRate).toBe(Infinity);
+  });
+
+  it("spaces the next turn from when a follower reports sending its turn, not from when it was given", async () => {
+    const leader = processGate({ maxRequestsPerSecond: 10 });
+    await turns(leader.gate, 1); // the first to call leads
+    // A follower reduced to the protocol, whose event loop is held up 150 ms after its turn came.
+    const socket = net.connect((await meetingPlace("gate-a", folder))!);
+    await once(socket, "connect");
+    socket.setEncoding("utf8");
+    socket.write(`${JSON.stringify({ a: 1 })}\n`);
+    await once(socket, "data");
+    const given = performance.now();
+    const next = turns(leader.gate, 1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    socket.write(`${JSON.stringify({ t: 1 })}\n`);
+    const [mine] = await next;
+    // 100 ms after the follower's turn was given, it had not left yet: the leader's own goes a
+    // little under an interval after the report (95 ms), so no two sendings are closer than that.
+    expect(mine! - given).toBeGreaterThanOrEqual(150 + 90);
+    socket.write(`${JSON.stringify({ f: 1, s: { kind: "accepted" } })}\n`);
+    socket.destroy();
   });
 
   it("gives a turn that waited on a leader that went to the next leader", async () => {
