@@ -88,11 +88,12 @@ describe(`3 stacks of ${perStack} + ${perStack} at once, one key, ${sharedRate} 
 });
 
 // The same limit with no burst, announced in every answer's headers (`RateLimit-Policy`, the IETF
-// draft's form; the emulator's `announce`, docs/api-contract.md §9.5): the gate paces to it from the
-// first answers (provider/request/rate-headers.ts), so only the engine's first wave, sent before any
-// answer came, can be refused; not announced, the gate learns the rate from refusals (above). At 2
-// a second the gate's 5 % under the limit leaves 26 ms between calls for the jitter of a loaded
-// machine (at 5 a second, 10.5 ms: a CI run with three e2e files at once met two refusals later on).
+// draft's form; the emulator's `announce`, docs/api-contract.md §9.5): the gate sends one call
+// until the platform first answers, then paces the rest to the rate announced
+// (provider/request/rate-headers.ts, pace.ts), each call spaced from when the one before it left;
+// not announced, the gate learns the rate from refusals (above). At 2 a second the gate's 5 % under
+// the limit leaves 26 ms between calls for the jitter of a loaded machine (at 5 a second, 10.5 ms:
+// a CI run with three e2e files at once met two refusals).
 const announcedRate = 2;
 const announcedBuckets = 15;
 describe(`${announcedBuckets} + ${announcedBuckets} under ${announcedRate} requests per second with no burst, announced`, () => {
@@ -104,7 +105,7 @@ describe(`${announcedBuckets} + ${announcedBuckets} under ${announcedRate} reque
       }),
   });
 
-  it("the first `up` is refused only in its first wave", async () => {
+  it("the first `up` is paced from the platform's first answer, with no refusal", async () => {
     const up = await soak.stack.up({
       "cloudplatform-soak:buckets": { value: String(announcedBuckets) },
       "cloudplatform-soak:credentialsPerBucket": { value: "1" },
@@ -113,17 +114,16 @@ describe(`${announcedBuckets} + ${announcedBuckets} under ${announcedRate} reque
     expect(up.changes).toMatchObject({ create: 2 * announcedBuckets + 1 });
     const limit = await soak.platform.rateLimit();
     expect(limit.allowed).toBe(2 * announcedBuckets);
-    // The engine's first wave is 8 creates at once, 7 over a burst of 1, and the creates already past
-    // their turn when the first answers come are refused in the first moments; after that none, the
-    // gate at 95 % of the announced rate. Not announced, the gate learns the rate from refusals and
-    // probes past it: refused again after the first second (4 more, the up 24.9 s against 20.4 s
-    // announced, both beside a CI run; ideal 15 s).
+    // The engine's first wave is 8 creates at once, 7 over a burst of 1: when they all went out
+    // before any answer came, 5-7 were refused in the first 100 ms. Now one goes alone, its answer
+    // announces the rate, and the rest follow at 95 % of it. Not announced, the gate learns the rate
+    // from refusals and probes past it (4 refused after the first second, the up 24.9 s against
+    // 20.4 s announced, both beside a CI run; ideal 15 s).
     const times = await soak.platform.requestTimes();
     const first = Math.min(...times.map((t) => t.at));
-    const late = times.filter((t) => t.refused && t.at - first > 1_000).map((t) => t.at - first);
-    expect(limit.refused, JSON.stringify(limit)).toBeLessThanOrEqual(9);
-    // One allowed for a machine so loaded that a call leaves 10 ms later than its turn.
-    expect(late.length, `refusals after the first second, at ${late.join(", ")} ms`).toBeLessThanOrEqual(1);
+    const refusedAt = times.filter((t) => t.refused).map((t) => Math.round(t.at - first));
+    // One allowed for a machine so loaded that the platform reads two calls closer than they left.
+    expect(limit.refused, `refused at ${refusedAt.join(", ")} ms: ${JSON.stringify(limit)}`).toBeLessThanOrEqual(1);
   });
 });
 
