@@ -221,8 +221,14 @@ export class Pace implements Gate {
   async acquire(retry = false, reported = false): Promise<Ticket> {
     await this.turn(retry);
     try {
-      const at = await this.waitForTime();
-      await this.waitForSlot();
+      let at: number;
+      for (;;) {
+        const unpaced = this.rate === Infinity;
+        at = await this.waitForTime();
+        await this.waitForSlot();
+        // The answer that freed the slot may have announced the rate: then this turn is paced too.
+        if (!unpaced || this.rate === Infinity) break;
+      }
       this.inFlight += 1;
       const ticket = { at };
       // Sent from here on (noted again when it has left, `sent`); by another process, once it says so.
@@ -354,7 +360,7 @@ export class Pace implements Gate {
       this.clock.sleep(longestReportWaitMs),
     ]);
     // Not reported in time (a process stalled): go on as if it had been sent then.
-    this.sent(waiting);
+    if (this.unsent === waiting) this.sent(waiting);
   }
 
   private async waitForSlot(): Promise<void> {

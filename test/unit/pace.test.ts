@@ -296,6 +296,17 @@ describe("Pace (fake clock)", () => {
     expect(await mostInFlight(gate(), 100)).toBeGreaterThan(8);
   });
 
+  it("paces a turn that waited for the first answer by the rate that answer announced", async () => {
+    const g = gate();
+    const first = await g.acquire();
+    const second = g.acquire().then(() => Date.now() - 1_000_000);
+    await vi.advanceTimersByTimeAsync(30);
+    g.release(first, { kind: "accepted", announcedRate: 10 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Not at 30 ms, when the answer freed its slot: 95 % of the announced interval after the first.
+    expect(await second).toBe(100);
+  });
+
   it("spaces a sending from when the one before it left, not from when it was due", async () => {
     // A clock whose first sleep ends 40 ms late, as a timer does on a busy event loop.
     let sleeps = 0;
