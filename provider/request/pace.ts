@@ -188,7 +188,7 @@ export class Pace implements Gate {
     this.settledAt = now;
     this.lastChangeAt = now;
     // The last leader's last sending may have just left: one interval before this one's first.
-    this.nextAt = now + 1000 / this.rate;
+    this.nextAt = now + this.interval;
   }
 
   /**
