@@ -6,7 +6,7 @@ import { declaredCreates, noCounts, type Declaration } from "../support/compare.
 import type { Faults, Platform } from "../support/platform.mts";
 import { endAll, endLater, processTree, signal, waitGone, type Proc } from "../support/processes.mts";
 import type { Random } from "./random.mts";
-import type { DeployRound, KillRecord, SituationName, SituationResult } from "./report.mts";
+import { roundLine, type DeployRound, type KillRecord, type SituationName, type SituationResult } from "./report.mts";
 import { SoakStack, type Config } from "../support/stacks.mts";
 import {
   cancel,
@@ -136,20 +136,6 @@ async function guarded(
   }
 }
 
-function describe(r: DeployRound): string {
-  const ups = r.steps
-    .filter((s) => s.op === "up")
-    .map((s) => (s.ok ? "✓" : "✗"))
-    .join("");
-  const c = r.afterConvergence;
-  const sum = (k: { buckets: number; credentials: number; zones: number }): number =>
-    k.buckets + k.credentials + k.zones;
-  return (
-    `ups ${ups || "-"}${r.converged ? "" : " (not converged)"}, ${sum(c.duplicates)} duplicates, ` +
-    `${sum(c.orphans)} orphans, ${sum(r.destroy.left)} left after destroy, ${r.manualSteps.length} manual steps, ${r.seconds} s`
-  );
-}
-
 /** Plays `spec.rounds` rounds one after the other, logging each, and gathers their records. */
 async function playRounds(
   ctx: DeployContext,
@@ -163,7 +149,7 @@ async function playRounds(
     const record = await guarded(ctx, spec.name, i, () => play(i));
     rounds.push(record);
     if (record.harnessError === undefined)
-      ctx.log(`${spec.name} ${i}/${spec.rounds}: ${headline(record)}${describe(record)}`);
+      ctx.log(`${spec.name} ${i}/${spec.rounds}: ${headline(record)}${roundLine(record)}`);
   }
   return {
     name: spec.name,

@@ -5,6 +5,7 @@ import { noCounts, type KindCounts } from "../support/compare.mts";
 import {
   goals,
   median,
+  roundLine,
   row,
   table,
   type DeployRound,
@@ -162,5 +163,25 @@ describe("goals", () => {
     assert.equal(met["lost: measured"], false);
     assert.equal(met["faults: every round measured"], false);
     assert.equal(met["faults: every round's first up succeeded"], true, "the failed round is left out of the totals");
+  });
+});
+
+describe("roundLine", () => {
+  const up = (ok: boolean, errors: string[] = []) => ({ op: "up" as const, ok, ms: 1, errors });
+
+  it("names the error of a failed up, so that a missed goal in CI says why", () => {
+    const line = roundLine(
+      round({ firstUpOk: false, ups: 2, steps: [up(false, ["error: CLOUDPLATFORM_X: what to do"]), up(true)] }),
+    );
+    assert.match(line, /^ups ✗✓, 0 duplicates, /);
+    assert.match(line, /10 s; a failed up: error: CLOUDPLATFORM_X: what to do$/);
+  });
+
+  it("leaves out the ups the soak killed itself, and says nothing more when every up succeeded", () => {
+    assert.doesNotMatch(roundLine(round({ steps: [up(false, ["killed: cli"]), up(true)] })), /failed/);
+    assert.equal(
+      roundLine(round({ steps: [up(true)] })),
+      "ups ✓, 0 duplicates, 0 orphans, 0 left after destroy, 0 manual steps, 10 s",
+    );
   });
 });
