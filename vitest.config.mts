@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import { aloneFiles } from "./test/support/phases.mts";
 import { debianToolTag } from "./test/support/tools.mts";
 
 // Given by `needs(...)` (test/support/tools.mts) to the tests that drive a Debian tool.
@@ -14,16 +13,15 @@ const setupFiles = ["./test/support/file-cpu.mts"];
 // share a group, so they must name the same number.
 const groupZeroWorkers = 3;
 
-// Four projects in three groups, one group after another (sequence.groupOrder):
+// Three projects in two groups, one group after another (sequence.groupOrder):
 // 0. unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
 //    emulator: the emulator over real HTTP on loopback, with real S3 clients;
 // 1. e2e: real Pulumi engine (Automation API or the CLI) against the emulator, in child processes.
 //    Three files at a time: each has its own emulator (port 0), backend folder and PULUMI_HOME
 //    (test/support/runner.ts, e2e/support/plugin-cli.ts). On two cores a third file fills the time
 //    the others spend waiting: on the clock (rotation's schedule, rotation-overlap's three minutes),
-//    on a rate limit, on npm and the Go toolchain, on processes and loopback;
-// 2. e2e-alone: the files that wait for a window of time (test/support/phases.mts, with why), one
-//    at a time with nothing else running.
+//    on a rate limit, on npm and the Go toolchain, on processes and loopback. None runs alone: none
+//    waits for a window of time that another engine would stretch (test/support/phases.mts, why).
 export default defineConfig({
   test: {
     projects: [
@@ -63,7 +61,6 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          exclude: [...aloneFiles],
           environment: "node",
           tags,
           setupFiles,
@@ -71,19 +68,6 @@ export default defineConfig({
           hookTimeout: 600_000,
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        test: {
-          name: "e2e-alone",
-          include: [...aloneFiles],
-          environment: "node",
-          tags,
-          setupFiles,
-          testTimeout: 600_000,
-          hookTimeout: 600_000,
-          fileParallelism: false,
-          sequence: { groupOrder: 2 },
         },
       },
     ],

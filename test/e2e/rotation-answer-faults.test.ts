@@ -2,7 +2,7 @@
 // emulator (examples/rotation): rotations while the platform loses, garbles and drops the answers of
 // the credential calls. After each step the credentials on the platform are counted: never a third,
 // never both slots unusable, and the next `up` finishes what a failed one left. Its kills and races:
-// rotation-faults.test.ts, which runs alone (vitest.config.mts); this file waits on no window.
+// rotation-faults.test.ts; this file waits on no window.
 import { describe, expect, it } from "vitest";
 import { putObject, readOnce, S3Reader } from "../../scripts/lib/s3-reader.mts";
 import type { Faults } from "../support/platform.mts";

@@ -5,7 +5,7 @@
 // client over http and https (a TLS front with the test certificate), a 20 MiB state in parts, the
 // objects read back for secrets, a lock taken with a conditional write, the by-hand recipe with
 // curl, and a rotation of the state credential. Two `up`s racing round after round (the doc's
-// section 3) are in state-backend-race.test.ts, which runs alone: nothing here waits on the clock.
+// section 3) are in state-backend-race.test.ts: nothing here waits on the clock.
 // `up`s run through the Automation API (no Node.js language host on these machines), on the backend
 // `pulumi login` saved; every other step is the CLI itself.
 import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand, S3ServiceException } from "@aws-sdk/client-s3";

@@ -1,33 +1,31 @@
 // The suite's phases, one after another (vitest.config.mts, sequence.groupOrder): which files each
 // holds, so that the config and `npm test`'s closing figures (test/support/summary.mts) agree.
 
-// End-to-end files that wait for a window of time that a second engine on the same two cores would
-// stretch or close: they run alone, one at a time, after the others. Two `up`s started together
-// must overlap by less than an `up` takes to reach the lock (REACH_LOCK_SECONDS) when both ran: a
-// second engine stretches that time.
+// No end-to-end file runs alone: none waits for a window of time that a second engine on the same
+// two cores would stretch or close, so all of them run three at a time (vitest.config.mts).
 //
-// Not here, though they kill processes or race deployments: every kill waits for an event, not a
-// time. interrupted.test.ts and rotation-faults.test.ts kill an `up` once the platform has counted
-// a write, or once the checkpoint shows a create pending, and the emulator holds those creates back
+// Though they kill processes or race deployments, every kill waits for an event, not a time.
+// interrupted.test.ts and rotation-faults.test.ts kill an `up` once the platform has counted a
+// write, or once the checkpoint shows a create pending, and the emulator holds those creates back
 // (300 ms to 2 s) so that the kill lands while they are in flight however slow the machine is;
 // synced-folder-interrupted.test.ts kills a sync once the platform has counted 150 of its 600
 // uploads, each held back 100 ms (the 450 left take 3 s at least), and asserts on what the killed
 // run's log says, not on how many made it. rotation-faults' two-stack race asserts what must hold
-// whether or not the stacks overlap. When they moved here, the three passed beside each other and
-// other work at load 5 to 10. The soak runs the same kinds of kills beside other engines.
+// whether or not the stacks overlap. state-backend-race.test.ts tells two `up`s that both ran at
+// once from two that ran one after the other by the buckets the platform saw created, not by how
+// long they took (it ran alone, after the others, while it read the clock). The soak runs the same
+// kinds of kills beside other engines.
 //
-// Nor state-backend.test.ts (its race is state-backend-race.test.ts; the rest waits on nothing),
-// gitops.test.ts (its `up` meets a lock that is let go once the `up` has met it, not after a fixed
-// time), rotation-answer-faults (lost and garbled answers, no window) and rotation.test.ts: its
-// schedule test waits two minutes on the clock, which is cheap beside another file and dear alone,
-// and its window (a preview, an up and a preview within 59 s) is several times what they take
-// beside another engine; the test says so when a machine misses it.
-export const aloneFiles: readonly string[] = ["test/e2e/state-backend-race.test.ts"];
+// Nor do state-backend.test.ts (nothing there waits on the clock), gitops.test.ts (its `up` meets a
+// lock that is let go once the `up` has met it, not after a fixed time), rotation-answer-faults (lost
+// and garbled answers, no window) and rotation.test.ts: its schedule test waits two minutes on the
+// clock, which is cheap beside another file and dear alone, and its window (a preview, an up and a
+// preview within 59 s) is several times what they take beside another engine; the test says so when
+// a machine misses it.
 
-export type Phase = "unit and emulator" | "e2e" | "e2e alone";
+export type Phase = "unit and emulator" | "e2e";
 
 /** The phase of a test file, by its path relative to the repository. */
 export function phaseOf(file: string): Phase {
-  if (aloneFiles.includes(file)) return "e2e alone";
   return file.startsWith("test/e2e/") ? "e2e" : "unit and emulator";
 }

@@ -154,13 +154,11 @@ describe("the phases' figures", () => {
         file("test/e2e/c.test.ts", 10, 110),
         file("test/e2e/d.test.ts", 10, 50),
         file("test/e2e/e.test.ts", 50, 70),
-        file("test/e2e/state-backend-race.test.ts", 110, 150),
       ],
     };
     expect(phaseFigures(fileSpans(report, "/repo"))).toEqual([
       "  unit and emulator     10 s, 2 files, 1.4 at once on average; the last, test/unit/a.test.ts, ran 6 s alone",
       "  e2e                  100 s, 3 files, 1.6 at once on average; the last, test/e2e/c.test.ts, ran 40 s alone",
-      "  e2e alone             40 s, 1 file, 1.0 at once on average",
     ]);
   });
 
