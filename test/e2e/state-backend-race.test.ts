@@ -110,17 +110,8 @@ describe("two `up`s at once on Pulumi's S3 state backend on a bucket of the plat
         const before = await bucketsCreated();
         const results = await Promise.all([a.upFailing(config), b.upFailing(config)]);
         const [ra, rb] = results;
-        // One bucket when either ran, none when both were refused: two would mean both held the lock.
-        expect(await bucketsCreated(), `round ${round}: buckets created by the two ups`).toBe(
-          before + (ra.ok || rb.ok ? 1 : 0),
-        );
-        if (ra.ok && rb.ok) {
-          // Both went through, one after the other (the one creation above): this round did not
-          // race, and is run again.
-          tally.apart++;
-          secrets.add(output(rb, "secretAccessKey"));
-          continue;
-        }
+        const created = (await bucketsCreated()) - before;
+        // An `up` that failed was refused at the lock, before any write (its error says so first).
         for (const refused of results.filter((r) => !r.ok)) {
           expect(refused.error).toContain(lockMessage);
           expect(refused.error).toMatch(
@@ -129,6 +120,15 @@ describe("two `up`s at once on Pulumi's S3 state backend on a bucket of the plat
             ),
           );
           expect(warnings(refused.error)).toEqual([]);
+        }
+        // One bucket when either ran, none when both were refused: two would mean both held the lock.
+        expect(created, `round ${round}: buckets created by the two ups`).toBe(ra.ok || rb.ok ? 1 : 0);
+        if (ra.ok && rb.ok) {
+          // Both went through, one after the other (the one creation above): this round did not
+          // race, and is run again.
+          tally.apart++;
+          secrets.add(output(rb, "secretAccessKey"));
+          continue;
         }
         const winner = results.find((r) => r.ok);
         if (winner) {
