@@ -6,7 +6,14 @@ import { declaredCreates, noCounts, type Declaration } from "../support/compare.
 import type { Faults, Platform } from "../support/platform.mts";
 import { endAll, endLater, processTree, signal, waitGone, type Proc } from "../support/processes.mts";
 import type { Random } from "./random.mts";
-import { roundLine, type DeployRound, type KillRecord, type SituationName, type SituationResult } from "./report.mts";
+import {
+  killedMark,
+  roundLine,
+  type DeployRound,
+  type KillRecord,
+  type SituationName,
+  type SituationResult,
+} from "./report.mts";
 import { SoakStack, type Config } from "../support/stacks.mts";
 import {
   cancel,
@@ -206,7 +213,7 @@ async function upAndKill(round: Round, victim: "cli" | "program", targetWrites: 
         await signal(target, "SIGKILL");
         endLater(tree);
         const record = { victim, targetWrites, landed: true, writesAtKill: writes, msIntoUp: Date.now() - started };
-        round.steps.push({ op: "up", ok: false, ms: Date.now() - started, errors: [`killed: ${victim}`] });
+        round.steps.push({ op: "up", ok: false, ms: Date.now() - started, errors: [`${killedMark}${victim}`] });
         await afterKill(round, victim, tree, running.result);
         return { record, tree };
       }

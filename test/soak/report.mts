@@ -282,6 +282,9 @@ export function goals(results: readonly SituationResult[]): Goal[] {
   return out;
 }
 
+/** How the error of an `up` the soak killed on purpose begins (deployments.mts writes it). */
+export const killedMark = "killed: ";
+
 /** A round's line in the soak's log: its `up`s, what it left, and why a first `up` failed. */
 export function roundLine(r: DeployRound): string {
   const ups = r.steps
@@ -289,14 +292,12 @@ export function roundLine(r: DeployRound): string {
     .map((s) => (s.ok ? "✓" : "✗"))
     .join("");
   const c = r.afterConvergence;
-  const sum = (k: { buckets: number; credentials: number; zones: number }): number =>
-    k.buckets + k.credentials + k.zones;
   // A failed `up` the soak did not cause itself (a kill) is what a missed goal is about: its first
   // error goes on the round's line, so that a short run in CI says why without its --json record.
-  const failed = r.steps.find((s) => s.op === "up" && !s.ok && !s.errors.some((e) => e.startsWith("killed: ")));
+  const failed = r.steps.find((s) => s.op === "up" && !s.ok && !s.errors.some((e) => e.startsWith(killedMark)));
   const why = failed?.errors[0] === undefined ? "" : `; a failed up: ${failed.errors[0]}`;
   return (
-    `ups ${ups || "-"}${r.converged ? "" : " (not converged)"}, ${sum(c.duplicates)} duplicates, ` +
-    `${sum(c.orphans)} orphans, ${sum(r.destroy.left)} left after destroy, ${r.manualSteps.length} manual steps, ${r.seconds} s${why}`
+    `ups ${ups || "-"}${r.converged ? "" : " (not converged)"}, ${total(c.duplicates)} duplicates, ` +
+    `${total(c.orphans)} orphans, ${total(r.destroy.left)} left after destroy, ${r.manualSteps.length} manual steps, ${r.seconds} s${why}`
   );
 }
