@@ -29,16 +29,34 @@ describe("parseOptions", () => {
     assert.equal(o.recover, "echo {stack}");
   });
 
-  it("shares the faults rounds between two lanes, and gives the other situations one each", () => {
+  it("shares the faults rounds between three lanes, and gives the other situations one each", () => {
     const lanes = (argv: string[]) => {
       const o = parseOptions(argv);
       assert.ok(o !== "help");
       return lanesOf(o).map((l) => `${l.name} ${l.first}-${l.last}/${l.rounds} +${l.seedOffset}`);
     };
-    assert.deepEqual(lanes(["--short"]), ["faults 1-2/3 +1", "lost 1-2/2 +2", "kills 1-2/2 +3", "faults 3-3/3 +4"]);
-    assert.deepEqual(lanes([]), ["faults 1-10/20 +1", "lost 1-3/3 +2", "kills 1-16/16 +3", "faults 11-20/20 +4"]);
-    // One round of faults is one lane; a situation left out has none.
+    assert.deepEqual(lanes(["--short"]), [
+      "faults 1-1/3 +1",
+      "lost 1-2/2 +2",
+      "kills 1-2/2 +3",
+      "faults 2-2/3 +4",
+      "faults 3-3/3 +5",
+    ]);
+    assert.deepEqual(lanes([]), [
+      "faults 1-7/20 +1",
+      "lost 1-3/3 +2",
+      "kills 1-16/16 +3",
+      "faults 8-14/20 +4",
+      "faults 15-20/20 +5",
+    ]);
+    // Fewer rounds than lanes: a lane each; a situation left out has none.
     assert.deepEqual(lanes(["--rounds", "1", "--only", "faults,kills"]), ["faults 1-1/1 +1", "kills 1-16/16 +3"]);
+    assert.deepEqual(lanes(["--rounds", "2", "--only", "faults"]), ["faults 1-1/2 +1", "faults 2-2/2 +4"]);
+    assert.deepEqual(lanes(["--rounds", "4", "--only", "faults"]), [
+      "faults 1-2/4 +1",
+      "faults 3-3/4 +4",
+      "faults 4-4/4 +5",
+    ]);
   });
 
   it("refuses what it cannot use", () => {

@@ -126,20 +126,24 @@ export interface Lane {
 }
 
 /**
- * The deployments that run side by side. A round under faults takes the longest (70 s against 30
- * for lost answers and 45 for a kill, short size, CI at 402f496) and the situation has the most
- * rounds, so two lanes share its rounds: alone it ran 200 s of the short soak's 217, the last
- * 110 s with nothing beside it. The other situations get one lane each.
+ * The deployments that run side by side. A round under faults takes the longest (50 to 225 s
+ * against 20 to 25 for lost answers and 25 to 45 for a kill, short size, CI at 49dc904: each of its
+ * 429s pauses every call for a second) and the situation has the most rounds, so three lanes share
+ * its rounds: with two, the lane of two rounds ran 315 s of the short soak's 346, most of it
+ * waiting, on a machine with a core to spare. The other situations get one lane each.
  */
+export const faultLanes = 3;
+
 export function lanesOf(options: SoakOptions): Lane[] {
   const lanes: Lane[] = [];
   const add = (name: Lane["name"], rounds: number, seedOffset: number, first = 1, last = rounds) => {
     if (options.only.has(name) && first <= last) lanes.push({ name, seedOffset, first, last, rounds });
   };
-  const half = Math.ceil(options.rounds / 2);
-  add("faults", options.rounds, 1, 1, half);
+  // Lane k plays rounds (k - 1) * n / lanes + 1 to k * n / lanes, rounded up: 3 → 1, 1, 1; 20 → 7, 7, 6.
+  const end = (k: number) => Math.min(options.rounds, Math.ceil((k * options.rounds) / faultLanes));
+  add("faults", options.rounds, 1, 1, end(1));
   add("lost", options.lostRounds, 2);
   add("kills", options.killRounds, 3);
-  add("faults", options.rounds, 4, half + 1, options.rounds);
+  for (let k = 2; k <= faultLanes; k++) add("faults", options.rounds, 2 + k, end(k - 1) + 1, end(k));
   return lanes;
 }
