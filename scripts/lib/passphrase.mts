@@ -1,11 +1,12 @@
-// The Pulumi CLI's passphrase secrets provider, the reading half, for the e2e runner: it reads a
-// stack's outputs from its file:// backend's checkpoint instead of starting the CLI once more after
-// every `up` (`pulumi stack export --show-secrets`: ~0.6 s of CPU, a third of it deriving this key).
+// The Pulumi CLI's passphrase secrets provider, for the e2e runner: it reads a stack's outputs from
+// its file:// backend's checkpoint instead of starting the CLI once more after every `up` (`pulumi
+// stack export --show-secrets`: ~0.6 s of CPU, a third of it deriving this key), and encrypts the
+// secret config values it writes to the stack's settings file (stack-settings.mts).
 // As in pulumi v3.259.0 (sdk/go/common/resource/config/crypt.go, pkg/secrets/passphrase): the key
 // is PBKDF2-SHA256 of the passphrase over the salt, 1,000,000 rounds, 32 bytes; a value is
 // `v1:<nonce>:<ciphertext and tag>`, base64, AES-256-GCM; the state `v1:<salt>:<value>` holds
 // "pulumi" encrypted, which proves the passphrase.
-import { createDecipheriv, pbkdf2Sync } from "node:crypto";
+import { createCipheriv, createDecipheriv, pbkdf2Sync, randomBytes } from "node:crypto";
 
 /** The engine's marker of a secret value in state (its secret signature). */
 export const secretSignature = "4dabf18193072939515e22adb298388d";
@@ -22,6 +23,14 @@ export function decryptValue(key: Buffer, value: string): string {
   const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
   decipher.setAuthTag(bytes.subarray(bytes.length - 16));
   return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8");
+}
+
+/** `plaintext` encrypted with `key` as the CLI encrypts a secret: `v1:<12-byte nonce>:<ciphertext and tag>`. */
+export function encryptValue(key: Buffer, plaintext: string): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce);
+  const sealed = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
 }
 
 /** The key of a passphrase secrets provider's state (`v1:<salt>:<"pulumi" encrypted>`), proven by it. */

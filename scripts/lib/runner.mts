@@ -13,6 +13,7 @@ import { promisify } from "node:util";
 import type * as automation from "@pulumi/pulumi/automation/index.js";
 import { isSecret, passphraseKey, revealed } from "./passphrase.mts";
 import { pulumiBinDir, testCacheDir } from "./paths.mts";
+import { writeConfig } from "./stack-settings.mts";
 
 const run = promisify(execFile);
 
@@ -396,10 +397,11 @@ function withFewerCalls(stack: automation.Stack, ref: StackRef, projectName: str
 }
 
 /**
- * The stack's config as the request wants it: set (and removed) through the CLI only when the
- * request or the stack's settings file changed since this process last set them, which saves a
- * `pulumi config set-all` per operation. A file changed by anyone else (another process, a test
- * that edits it) is set again.
+ * The stack's config as the request wants it: set (and removed) only when the request or the
+ * stack's settings file changed since this process last set them, and then written to that file as
+ * the CLI writes it (stack-settings.mts) when it is plainly a passphrase stack's on its own backend,
+ * else through `pulumi config set-all`. A file changed by anyone else (another process, a test that
+ * edits it) is set again.
  */
 const appliedConfig = new Map<string, string>();
 
@@ -408,7 +410,10 @@ async function settingsFileDigest(ref: StackRef): Promise<string> {
   return createHash("sha256").update(text).digest("hex");
 }
 
-async function applyConfig(stack: automation.Stack, request: RunRequest): Promise<void> {
+/** The stack's part `applyConfig` uses: what it falls back to when it cannot write the file itself. */
+export type ConfigSetter = Pick<automation.Stack, "setAllConfig" | "removeAllConfig">;
+
+export async function applyConfig(stack: ConfigSetter, request: RunRequest): Promise<void> {
   const config = Object.entries(request.config ?? {});
   const removed = request.removeConfig ?? [];
   if (config.length === 0 && removed.length === 0) return;
@@ -416,12 +421,17 @@ async function applyConfig(stack: automation.Stack, request: RunRequest): Promis
   const wanted = JSON.stringify([config, removed]);
   if (appliedConfig.get(key) === `${wanted}\n${await settingsFileDigest(request)}`) return;
   appliedConfig.delete(key);
-  if (config.length > 0) {
+  const settingsFile = path.join(request.workDir, `Pulumi.${request.stackName}.yaml`);
+  const direct =
+    request.loggedIn === undefined &&
+    !request.stackName.includes("/") &&
+    (await writeConfig(settingsFile, passphrase, Object.fromEntries(config), removed));
+  if (!direct && config.length > 0) {
     await stack.setAllConfig(
       Object.fromEntries(config.map(([k, v]) => [k, { value: v.value, secret: v.secret ?? false }])),
     );
   }
-  if (removed.length > 0) await stack.removeAllConfig([...removed]);
+  if (!direct && removed.length > 0) await stack.removeAllConfig([...removed]);
   appliedConfig.set(key, `${wanted}\n${await settingsFileDigest(request)}`);
 }
 

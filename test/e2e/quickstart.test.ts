@@ -1,5 +1,11 @@
 // examples/quickstart with the real Pulumi engine against a real emulator.
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { pulumiBinDir } from "../../scripts/lib/paths.mts";
+import { engineEnv } from "../../scripts/lib/runner.mts";
 import { useExampleStack } from "../support/hooks.js";
 import { emulatorState, emulatorStats } from "../support/platform.mts";
 import { expectAtRest, expectDestroyedClean } from "./support/lifecycle.js";
@@ -27,6 +33,21 @@ describe("examples/quickstart", () => {
       "POST /object-storage/buckets": 1,
       "POST /object-storage/buckets/{bucketId}/credentials": 1,
     });
+  });
+
+  it("the stack's settings file, which the runner writes itself, is what the CLI reads: every value, the key as a secret", async () => {
+    const { workDir, stateDir } = quickstart.stack;
+    const { stdout } = await promisify(execFile)(
+      path.join(pulumiBinDir(), "pulumi"),
+      ["config", "--show-secrets", "--json", "--stack", "e2e"],
+      { cwd: workDir, env: { ...process.env, ...engineEnv(stateDir, pulumiBinDir()) } },
+    );
+    const { apiKey, baseUrl } = quickstart.emulator;
+    expect(JSON.parse(stdout)).toMatchObject({
+      "cloudplatform:apiKey": { value: apiKey, secret: true },
+      "cloudplatform:baseUrl": { value: baseUrl, secret: false },
+    });
+    expect(await readFile(path.join(workDir, "Pulumi.e2e.yaml"), "utf8")).not.toContain(apiKey);
   });
 
   it("is at rest after up: preview and refresh show no changes", async () => {

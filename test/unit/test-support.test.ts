@@ -11,10 +11,26 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import { costliestFiles, fileSpans, phaseFigures, summarise, type VitestJsonReport } from "../support/summary.mts";
 import { cpuSecondsOfStat } from "../support/timing-reporter.mts";
 import { ProgramError, programFailure, runProgram, UndeclaredToolError } from "../support/tools.mts";
-import { initOrSelectStack, isProgramModule, loadAutomation, pulumiCommandOf } from "../../scripts/lib/runner.mts";
+import {
+  applyConfig,
+  initOrSelectStack,
+  isProgramModule,
+  loadAutomation,
+  pulumiCommandOf,
+  type ConfigSetter,
+  type RunRequest,
+} from "../../scripts/lib/runner.mts";
 import { transpiled } from "../support/transpiled.mts";
 import { runnerEnv } from "../support/stacks.mts";
-import { decryptValue, isSecret, passphraseKey, revealed, secretSignature } from "../../scripts/lib/passphrase.mts";
+import {
+  decryptValue,
+  encryptValue,
+  isSecret,
+  passphraseKey,
+  revealed,
+  secretSignature,
+} from "../../scripts/lib/passphrase.mts";
+import { configuredSettings } from "../../scripts/lib/stack-settings.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -456,6 +472,100 @@ describe("the e2e runner's reading of a stack's secret outputs (scripts/lib/pass
     expect(() => decryptValue(key, outputs.hidden.ciphertext.replace("2qYP", "2qYQ"))).toThrow();
     expect(() => revealed({ x: { [sig]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v2:a:b" } }, key)).toThrow();
     expect(() => revealed(outputs)).toThrow();
+  });
+});
+
+describe("the e2e runner's config, written to the stack's settings file (scripts/lib/stack-settings.mts)", () => {
+  const passphrase = "cloudplatform-local-passphrase";
+  // As `pulumi stack init` then `pulumi config set` wrote them (CLI v3.259.0, the runner's passphrase).
+  const salt = "v1:EL6ZK06DfUM=:v1:5AgAX7bwtqJBQPxX:sq16goxc7gypAc206n2Mb2vw1XUcQw==";
+  const written = `encryptionsalt: ${salt}\nconfig:\n  cloudplatform:baseUrl: http://127.0.0.1:1\n  demo:kept: yes\n`;
+  const yaml = createRequire(require.resolve("@pulumi/pulumi"))("js-yaml") as { load(text: string): unknown };
+
+  it("sets plain values as strings and secrets encrypted with the stack's key, keeps the rest, removes what it is asked to", () => {
+    const text = configuredSettings(
+      written,
+      passphrase,
+      {
+        "cloudplatform:apiKey": { value: "cp_live_s3cr3t", secret: true },
+        "cloudplatform:baseUrl": { value: "http://127.0.0.1:2" },
+        "demo:flag": { value: "true" },
+        "demo:pem": { value: "-----BEGIN-----\nabc\n-----END-----" },
+      },
+      ["demo:kept"],
+    );
+    expect(text).toBeDefined();
+    expect(text).not.toContain("cp_live_s3cr3t");
+    const settings = yaml.load(text ?? "") as { encryptionsalt: string; config: Record<string, unknown> };
+    expect(settings.encryptionsalt).toBe(salt);
+    const { "cloudplatform:apiKey": apiKey, ...plain } = settings.config;
+    expect(plain).toEqual({
+      "cloudplatform:baseUrl": "http://127.0.0.1:2",
+      "demo:flag": "true",
+      "demo:pem": "-----BEGIN-----\nabc\n-----END-----",
+    });
+    const secure = (apiKey as { secure: string }).secure;
+    expect(secure).toMatch(/^v1:[A-Za-z0-9+/=]{16}:[A-Za-z0-9+/=]+$/);
+    expect(decryptValue(passphraseKey(passphrase, salt), secure)).toBe("cp_live_s3cr3t");
+    // The config section goes when its last key does, as the CLI leaves it.
+    const emptied = configuredSettings(written, passphrase, {}, ["cloudplatform:baseUrl", "demo:kept"]);
+    expect(yaml.load(emptied ?? "")).toEqual({ encryptionsalt: salt });
+  });
+
+  it("the runner writes the file itself when it can, and runs `config set-all` only when it cannot", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "runner-config-"));
+    try {
+      const cli: string[] = [];
+      const stack: ConfigSetter = {
+        setAllConfig: async (config) => void cli.push(`set-all ${Object.keys(config).join(" ")}`),
+        removeAllConfig: async (keys) => void cli.push(`rm-all ${keys.join(" ")}`),
+      };
+      const request = (stackName: string, more: Partial<RunRequest> = {}): RunRequest => ({
+        op: "preview",
+        workDir: dir,
+        stateDir: path.join(dir, "state"),
+        stackName,
+        config: { "cloudplatform:apiKey": { value: "cp_live_s3cr3t", secret: true } },
+        removeConfig: ["demo:kept"],
+        ...more,
+      });
+      await writeFile(path.join(dir, "Pulumi.own.yaml"), written);
+      await applyConfig(stack, request("own"));
+      expect(cli).toEqual([]);
+      const own = yaml.load(await readFile(path.join(dir, "Pulumi.own.yaml"), "utf8")) as { config: object };
+      expect(Object.keys(own.config)).toEqual(["cloudplatform:baseUrl", "cloudplatform:apiKey"]);
+      // A logged-in backend's stack, or a file it cannot open: the CLI.
+      await writeFile(path.join(dir, "Pulumi.remote.yaml"), written);
+      await applyConfig(stack, request("remote", { loggedIn: { env: {} } }));
+      await writeFile(path.join(dir, "Pulumi.kms.yaml"), "secretsprovider: awskms://alias/x\n");
+      await applyConfig(stack, request("kms"));
+      expect(cli).toEqual([
+        "set-all cloudplatform:apiKey",
+        "rm-all demo:kept",
+        "set-all cloudplatform:apiKey",
+        "rm-all demo:kept",
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("encrypts as the CLI does: a fresh nonce each time, opened by the same key", () => {
+    const key = passphraseKey(passphrase, salt);
+    const [a, b] = [encryptValue(key, "same"), encryptValue(key, "same")];
+    expect(a).not.toBe(b);
+    expect([decryptValue(key, a), decryptValue(key, b)]).toEqual(["same", "same"]);
+  });
+
+  it("leaves to the CLI what is not plainly a passphrase stack's file this passphrase opens, or a key without namespace", () => {
+    const set = { "cloudplatform:apiKey": { value: "x", secret: true } };
+    expect(configuredSettings(written, "another-passphrase", set, [])).toBeUndefined();
+    expect(
+      configuredSettings(`secretsprovider: awskms://alias/x\nencryptedkey: abc\n`, passphrase, set, []),
+    ).toBeUndefined();
+    expect(configuredSettings("config: {}\n", passphrase, set, [])).toBeUndefined();
+    expect(configuredSettings(written, passphrase, { apiKey: { value: "x" } }, [])).toBeUndefined();
+    expect(configuredSettings("encryptionsalt: [unclosed\n", passphrase, set, [])).toBeUndefined();
   });
 });
 
