@@ -9,7 +9,9 @@
 // as the real rows count them: the refusals at the platform's front against the requests served,
 // the slowest stack's time against the ideal (requests served ÷ limit, or the engine's own time
 // where that is longer), and any request that ran out of attempts or time (a failed `up`). Seeds:
-// 3 unless given.
+// 3 unless given. `--shared`: the stacks' calls pass one gate, as provider processes on one machine
+// share it. `--faults`: no limit, but the soak's faults instead (a 503 for one request in ten, a 429
+// for one in twenty, whatever the rate), against the engine's own time.
 //
 // A model, not a measurement: the engine is a pool of workers with a fixed think time, the
 // platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
@@ -95,6 +97,11 @@ interface Shape {
   readonly retryAfter: boolean;
   /** Requests a second one stack's engine sends with no limit. */
   readonly engineRate: number;
+  /**
+   * Refusals that do not depend on the rate (`--faults`, the soak's faults situation): this share of
+   * requests answered 503, and this share 429, each with `Retry-After: 1`, however slowly they come.
+   */
+  readonly faults?: { readonly busy: number; readonly refused: number };
 }
 
 interface Outcome {
@@ -126,7 +133,16 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
     for (let attempts = 1; ; attempts++) {
       const ticket = await gate.acquire(attempts > 1);
       await clock.sleep(latencyMs);
-      const refusal = front.admit();
+      const draw = shape.faults === undefined ? 1 : random();
+      if (shape.faults !== undefined && draw < shape.faults.busy) {
+        // A 503's retry waits its `Retry-After` on its own timer (only a 429's is the gate's).
+        gate.release(ticket, { kind: "busy" });
+        await clock.sleep(1000);
+        continue;
+      }
+      const faulted = shape.faults !== undefined && draw < shape.faults.busy + shape.faults.refused;
+      if (faulted) front.refused += 1;
+      const refusal = faulted ? 1000 : front.admit();
       const signal: Signal =
         refusal === undefined
           ? { kind: "accepted" }
@@ -178,21 +194,37 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-const shapes: Shape[] = [];
-for (const engineRate of [7, 40])
-  for (const retryAfter of [true, false])
-    for (const [rate, burst] of [
-      [10, 10],
-      [10, 1],
-      [5, 5],
-      [50, 100],
-    ] as const)
-      for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
-
 const args = process.argv.slice(2);
+/** `--faults`: no limit, the soak's random 503s (10 %) and 429s (5 %), 1 to 8 stacks of 100 requests. */
+const faults = args.includes("--faults");
+const shapes: Shape[] = [];
+if (faults)
+  for (const engineRate of [7, 40])
+    for (const stacks of [1, 3, 8])
+      shapes.push({
+        stacks,
+        requests: 100,
+        // A limit that never binds (the front's arithmetic needs a finite one).
+        rate: 1e9,
+        burst: 1e9,
+        retryAfter: true,
+        engineRate,
+        faults: { busy: 0.1, refused: 0.05 },
+      });
+else
+  for (const engineRate of [7, 40])
+    for (const retryAfter of [true, false])
+      for (const [rate, burst] of [
+        [10, 10],
+        [10, 1],
+        [5, 5],
+        [50, 100],
+      ] as const)
+        for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
+
 /** `--shared`: every stack's calls pass one gate, as provider processes on one machine share it. */
 const shared = args.includes("--shared");
-const rounds = Number(args.find((a) => a !== "--shared") ?? 3);
+const rounds = Number(args.find((a) => !a.startsWith("--")) ?? 3);
 console.log(
   "engine/s  limit/burst  Retry-After  stacks  time÷ideal  refused  failed  first done  (medians of %d seeds)",
   rounds,
@@ -203,7 +235,7 @@ for (const shape of shapes) {
   const ratio = median(outcomes.map((o) => o.seconds / Math.max(o.ideal, shape.requests / shape.engineRate)));
   const row = [
     String(shape.engineRate).padStart(8),
-    `${shape.rate}/${shape.burst}`.padStart(11),
+    (shape.faults ? "none" : `${shape.rate}/${shape.burst}`).padStart(11),
     (shape.retryAfter ? "yes" : "no").padStart(11),
     String(shape.stacks).padStart(6),
     `${ratio.toFixed(2)}×`.padStart(10),

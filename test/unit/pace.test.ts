@@ -103,6 +103,28 @@ describe("Pace (fake clock)", () => {
     expect(known.currentRate).toBeCloseTo(9);
   });
 
+  it("sporadic 503s ease the rate off and let it back: a 503 is not the limit, and the plateau still ends", async () => {
+    const g = await refusedAtEightAndAHalf();
+    // One answer in ten is a 503 (the soak's faults) for 30 s of callers at about 8 a second.
+    const stream = callers(g, 240, (i) => (i % 10 === 9 ? { kind: "busy" } : { kind: "accepted" }));
+    const seen = await rates(g, 30_000);
+    // Taken for refusals, they cut the ceiling at each and held the plateau: the rate only fell (to
+    // 3.7 by the end here, never above 8.075). Eased, it stays about the settled rate, and probes past it.
+    expect(Math.min(...seen.slice(50))).toBeGreaterThan(8.5 * 0.95 * 0.9 * 0.9);
+    expect(Math.max(...seen)).toBeGreaterThan(8.5);
+    await vi.advanceTimersByTimeAsync(100_000);
+    await stream.all;
+  });
+
+  it("a platform answering mostly 503s brings the rate down to its floor", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    const stream = callers(g, 200, (i) => (i % 10 === 0 ? { kind: "accepted" } : { kind: "busy" }));
+    const seen = await rates(g, 60_000);
+    expect(seen.at(-1)).toBeLessThan(1);
+    await vi.advanceTimersByTimeAsync(1_000_000);
+    await stream.all;
+  });
+
   it("raises a lowered rate while requests succeed and callers wait, up to the maximum", async () => {
     const g = gate({ maxRequestsPerSecond: 10 });
     g.release(await g.acquire(), { kind: "refused" });
