@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { faultFiles } from "./test/support/phases.mts";
 import { debianToolTag } from "./test/support/tools.mts";
 
 // Given by `needs(...)` (test/support/tools.mts) to the tests that drive a Debian tool.
@@ -13,7 +14,8 @@ const setupFiles = ["./test/support/file-cpu.mts"];
 // share a group, so they must name the same number.
 const groupZeroWorkers = 3;
 
-// Three projects in two groups, one group after another (sequence.groupOrder):
+// Four projects; `npm test` runs the first three, in two groups, one group after another
+// (sequence.groupOrder):
 // 0. unit: provider and SDK logic, network disabled (nock), and the pure parts of the soak harness;
 //    emulator: the emulator over real HTTP on loopback, with real S3 clients;
 // 1. e2e: real Pulumi engine (Automation API or the CLI) against the emulator, in child processes.
@@ -22,6 +24,8 @@ const groupZeroWorkers = 3;
 //    the others spend waiting: on the clock (rotation's schedule, rotation-overlap's three minutes),
 //    on a rate limit, on npm and the Go toolchain, on processes and loopback. None runs alone: none
 //    waits for a window of time that another engine would stretch (test/support/phases.mts, why).
+// The fourth, faults: the end-to-end files of fault loops and kills, run by the soak beside its
+// rounds (`npm run soak`, CI's short soak) or alone (`npm run test:faults`); test/support/phases.mts.
 export default defineConfig({
   test: {
     projects: [
@@ -61,6 +65,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
+          exclude: [...faultFiles],
           environment: "node",
           tags,
           setupFiles,
@@ -68,6 +73,20 @@ export default defineConfig({
           hookTimeout: 600_000,
           maxWorkers: 3,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: "faults",
+          include: [...faultFiles],
+          environment: "node",
+          tags,
+          setupFiles,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          // Beside the soak's rounds, which mostly wait (retry back-offs, Retry-After pauses).
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

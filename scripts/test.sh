@@ -70,8 +70,12 @@ cpu_seconds() { awk -v tick="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15 + $1
 vitest_started=$SECONDS
 cpu_before="$(cpu_seconds 2>/dev/null || echo 0)"
 vitest_status=0
+# The whole suite is three projects: the fourth, faults (fault loops and kills), is the soak's
+# (vitest.config.mts, test/support/phases.mts). Named files run in whichever project holds them.
+projects=()
+if [ "$#" -eq 0 ]; then projects=(--project unit --project emulator --project e2e); fi
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" \
-  --reporter=./test/support/timing-reporter.mts "$@" || vitest_status=$?
+  --reporter=./test/support/timing-reporter.mts ${projects[@]+"${projects[@]}"} "$@" || vitest_status=$?
 vitest_wall=$((SECONDS - vitest_started))
 vitest_cpu=$(($(cpu_seconds 2>/dev/null || echo 0) - cpu_before))
 echo "vitest: ${vitest_wall} s wall, ${vitest_cpu} s of CPU on $(nproc 2>/dev/null || echo "?") cores"

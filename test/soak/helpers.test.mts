@@ -18,7 +18,7 @@ describe("parseOptions", () => {
     assert.deepEqual([short.rounds, short.lostRounds, short.killRounds, short.emulatorCycles], [3, 2, 2, 2]);
     assert.deepEqual(long.declaration, { buckets: 30, credentialsPerBucket: 2, zones: 8, namePrefix: "soak" });
     assert.equal(long.recover, undefined);
-    assert.deepEqual([...long.only], ["faults", "lost", "kills", "emulator"]);
+    assert.deepEqual([...long.only], ["faults", "lost", "kills", "emulator", "tests"]);
   });
 
   it("takes explicit counts over --short, and the situations to run", () => {

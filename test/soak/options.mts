@@ -32,7 +32,9 @@ stack holds (docs/soak.md).
   --buckets <n>         buckets in the program (half auto-named)     [30]
   --credentials <n>     credentials per bucket                       [2]
   --zones <n>           DNS zones in the program                     [8]
-  --only <list>         situations to run: faults,lost,kills,emulator [all]
+  --only <list>         situations to run: faults,lost,kills,emulator,tests [all]
+                        (tests: the end-to-end files of fault loops and kills, which
+                        \`npm test\` leaves to the soak, run beside the rounds)
   --recover <command>   the one recovery command run after a kill (and \`pulumi cancel\`), before \`up\`;
                         runs in the program's directory with the stack selected; "{stack}" is replaced
                         by the stack's name                        [none]
@@ -43,7 +45,7 @@ stack holds (docs/soak.md).
   --help
 `;
 
-const situations: readonly SituationName[] = ["faults", "lost", "kills", "emulator"];
+const situations: readonly SituationName[] = ["faults", "lost", "kills", "emulator", "tests"];
 
 export class UsageError extends Error {}
 

@@ -3,7 +3,7 @@
 import { addCounts, noCounts, total, type Comparison, type KindCounts } from "../support/compare.mts";
 import type { ManualStep, Step } from "./user.mts";
 
-export type SituationName = "faults" | "lost" | "kills" | "emulator";
+export type SituationName = "faults" | "lost" | "kills" | "emulator" | "tests";
 
 export interface KillRecord {
   readonly victim: "cli" | "program";
@@ -280,6 +280,16 @@ export function goals(results: readonly SituationResult[]): Goal[] {
       });
   }
   return out;
+}
+
+/** The goal of the fault and kill test files the soak runs (fault-tests.mts): each of them passed. */
+export function testsGoal(tests: { readonly passed: number; readonly failed: number }): Goal {
+  return {
+    situation: "tests",
+    goal: "the end-to-end files of fault loops and kills passed (vitest project faults)",
+    met: tests.failed === 0 && tests.passed > 0,
+    detail: `${tests.passed} passed, ${tests.failed} failed`,
+  };
 }
 
 /** How the error of an `up` the soak killed on purpose begins (deployments.mts writes it). */

@@ -8,6 +8,7 @@ import {
   roundLine,
   row,
   table,
+  testsGoal,
   type DeployRound,
   type EmulatorCycle,
   type SituationName,
@@ -163,6 +164,15 @@ describe("goals", () => {
     assert.equal(met["lost: measured"], false);
     assert.equal(met["faults: every round measured"], false);
     assert.equal(met["faults: every round's first up succeeded"], true, "the failed round is left out of the totals");
+  });
+});
+
+describe("testsGoal", () => {
+  it("is met when the fault and kill test files passed, missed when one failed or none ran", () => {
+    assert.equal(testsGoal({ passed: 19, failed: 0 }).met, true);
+    assert.equal(testsGoal({ passed: 19, failed: 0 }).detail, "19 passed, 0 failed");
+    assert.equal(testsGoal({ passed: 18, failed: 1 }).met, false);
+    assert.equal(testsGoal({ passed: 0, failed: 0 }).met, false);
   });
 });
 

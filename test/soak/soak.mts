@@ -3,7 +3,7 @@
 // the stack after each round; the emulator is itself killed under write load. Prints the issue's
 // table, writes per-round records with --json, and with --check fails when a goal is missed.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startEmulatorProcess } from "../../scripts/lib/emulator-process.mts";
@@ -16,7 +16,8 @@ import { lanesOf, parseOptions, usage, UsageError, type Lane, type SoakOptions }
 import { Platform } from "../support/platform.mts";
 import { endEverything, watchChild } from "../support/processes.mts";
 import { seeded } from "./random.mts";
-import { goals, table, type SituationResult } from "./report.mts";
+import { runFaultTests, type FaultTests } from "./fault-tests.mts";
+import { goals, table, testsGoal, type SituationResult } from "./report.mts";
 
 const log = (message: string): void => void process.stderr.write(`[soak] ${message}\n`);
 
@@ -121,6 +122,20 @@ async function runSituations(options: SoakOptions, tmp: string): Promise<Situati
   return results;
 }
 
+/** The fault and kill test files, started now; their failures printed with vitest's log when they end. */
+function startFaultTests(tmp: string): Promise<FaultTests> {
+  log("running the end-to-end files of fault loops and kills (vitest project faults) beside the rounds");
+  return runFaultTests(tmp).then(async (tests) => {
+    log(`fault and kill test files: ${tests.passed} passed, ${tests.failed} failed, ${tests.seconds} s`);
+    if (tests.failed > 0) {
+      // The log is in the soak's folder, removed at the end unless --keep: its end is printed here.
+      const tail = (await readFile(tests.log, "utf8").catch(() => "")).split("\n").slice(-200).join("\n");
+      process.stderr.write(`${tail}\n${tests.lines.join("\n")}\n`);
+    }
+    return tests;
+  });
+}
+
 async function main(): Promise<number> {
   let options: SoakOptions | "help";
   try {
@@ -146,9 +161,14 @@ async function main(): Promise<number> {
   };
   process.once("SIGINT", () => void cleanup().finally(() => process.exit(130)));
   try {
+    // Beside the rounds from the start: they mostly wait, the test files mostly compute.
+    const testing = options.only.has("tests") ? startFaultTests(tmp) : undefined;
+    // Awaited below; a failed round of the soak itself must not leave its rejection unhandled.
+    testing?.catch(() => undefined);
     const results = await runSituations(options, tmp);
+    const tests = await testing;
     const seconds = Math.round((Date.now() - started.getTime()) / 1000);
-    const checked = goals(results);
+    const checked = [...goals(results), ...(tests === undefined ? [] : [testsGoal(tests)])];
     const missed = checked.filter((g) => !g.met);
     process.stdout.write(`\n${table(results)}\n\n`);
     for (const g of checked)
@@ -165,6 +185,7 @@ async function main(): Promise<number> {
         seed: options.seed,
         options: { ...options, only: [...options.only] },
         situations: results,
+        ...(tests === undefined ? {} : { tests }),
         goals: checked,
       };
       // npm runs scripts at the repository root; a relative path means where the user typed the command.

@@ -31,6 +31,7 @@ import {
   secretSignature,
 } from "../../scripts/lib/passphrase.mts";
 import { configuredSettings } from "../../scripts/lib/stack-settings.mts";
+import { faultFiles } from "../support/phases.mts";
 
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, "fixtures", "vitest-report-broken-files.json"), "utf8"),
@@ -472,6 +473,30 @@ describe("the e2e runner's reading of a stack's secret outputs (scripts/lib/pass
     expect(() => decryptValue(key, outputs.hidden.ciphertext.replace("2qYP", "2qYQ"))).toThrow();
     expect(() => revealed({ x: { [sig]: "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v2:a:b" } }, key)).toThrow();
     expect(() => revealed(outputs)).toThrow();
+  });
+});
+
+describe("the faults project: the end-to-end files `npm test` leaves to the soak (test/support/phases.mts)", () => {
+  const repoRoot = path.resolve(__dirname, "..", "..");
+
+  it("names files that exist, so none drops out of both npm test and the soak", () => {
+    expect(faultFiles.length).toBeGreaterThan(0);
+    for (const file of faultFiles) expect(readFileSync(path.join(repoRoot, file), "utf8")).toContain("describe(");
+  });
+
+  it("is left out of npm test's run by naming its three projects, and run by the soak", async () => {
+    const config = (await import("../../vitest.config.mts")).default as {
+      test: { projects: { test: { name: string; include: string[]; exclude?: string[] } }[] };
+    };
+    const project = (name: string) => config.test.projects.find((p) => p.test.name === name)?.test;
+    expect(project("faults")?.include).toEqual([...faultFiles]);
+    expect(project("e2e")?.exclude).toEqual([...faultFiles]);
+    expect(readFileSync(path.join(repoRoot, "scripts", "test.sh"), "utf8")).toContain(
+      "projects=(--project unit --project emulator --project e2e)",
+    );
+    expect(readFileSync(path.join(repoRoot, "test", "soak", "fault-tests.mts"), "utf8")).toContain(
+      '"--project", "faults"',
+    );
   });
 });
 
