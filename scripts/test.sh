@@ -82,6 +82,8 @@ echo "vitest: ${vitest_wall} s wall, ${vitest_cpu} s of CPU on $(nproc 2>/dev/nu
 # The closing line and the exit status come from one place, so they cannot disagree.
 status=0
 node scripts/test-summary.mts "$report" "$vitest_status" || status=$?
+# vitest's JSON report (each test's duration), kept where asked, to see where a run's time went.
+if [ -n "${CLOUDPLATFORM_KEEP_REPORT:-}" ]; then cp "$report" "$CLOUDPLATFORM_KEEP_REPORT"; fi
 if [ "$#" -eq 0 ]; then
   # Only the whole suite runs every block it covers; a part of it would report the rest as not run.
   phase "documentation: every command and program run by a test, or marked with why not"
