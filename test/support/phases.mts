@@ -10,7 +10,7 @@
 // (300 ms to 2 s) so that the kill lands while they are in flight however slow the machine is;
 // synced-folder-interrupted.test.ts kills a sync once the platform has counted 150 of its 600
 // uploads, each held back 100 ms (the 450 left take 3 s at least), and asserts on what the killed
-// run's log says, not on how many made it. rotation-faults' two-stack race asserts what must hold
+// run's log says, not on how many made it. rotation-two-stacks' race asserts what must hold
 // whether or not the stacks overlap. state-backend-race.test.ts tells two `up`s that both ran at
 // once from two that ran one after the other by the buckets the platform saw created, not by how
 // long they took (it ran alone, after the others, while it read the clock). The soak runs the same
@@ -35,6 +35,7 @@ export const faultFiles = [
   "test/e2e/faults.test.ts",
   "test/e2e/rotation-answer-faults.test.ts",
   "test/e2e/rotation-faults.test.ts",
+  "test/e2e/rotation-two-stacks.test.ts",
   "test/e2e/synced-folder-interrupted.test.ts",
 ] as const;
 
