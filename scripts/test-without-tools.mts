@@ -152,11 +152,10 @@ async function main(): Promise<void> {
     delete env["CI"];
     delete env["CLOUDPLATFORM_TEST_TOOLS"];
     const all = process.argv.includes("--all");
-    let args = [`--tags-filter=${debianToolTag}`, ...relative];
-    if (all) {
-      console.error(`==> npm test without ${debianTools.join(", ")} on PATH: the whole suite`);
-      args = [];
-    } else {
+    // The whole suite is test.sh with no arguments, as `npm test` runs it.
+    const args = all ? [] : [`--tags-filter=${debianToolTag}`, ...relative];
+    if (all) console.error(`==> npm test without ${debianTools.join(", ")} on PATH: the whole suite`);
+    else {
       console.error(`==> npm test without ${debianTools.join(", ")} on PATH: ${relative.length} files`);
       for (const file of relative) console.error(`    ${file}`);
       // Exactly the tests that declare a Debian tool run (their tag, given by `needs`); the summary
