@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { needs } from "../../test/support/tools.mts";
 import {
   makeAudio,
@@ -420,6 +420,10 @@ describe("speech engines", () => {
 });
 
 describe("webhook", () => {
+  // A delivery is awaited as an event, then 500 ms more for a second one that must not come: a fixed
+  // wait alone missed the first delivery on a loaded machine (CI, three files at a time on two cores).
+  const delivered = { timeout: 15_000, interval: 50 };
+
   it("POSTs {data:{id,status}} exactly once when the transcript ends", async () => {
     const receiver = await startReceiver();
     const h = await startService();
@@ -430,6 +434,7 @@ describe("webhook", () => {
       });
       expect(body.webhook_url).toBe(`${receiver.url}/hook?x=1`);
       await waitForEnd(h, body.id);
+      await vi.waitFor(() => expect(receiver.requests.length).toBeGreaterThan(0), delivered);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(receiver.requests).toEqual([
         { path: "/hook?x=1", body: JSON.stringify({ data: { id: body.id, status: "done" } }) },
@@ -438,6 +443,7 @@ describe("webhook", () => {
         url: `${files.url}/missing.wav`,
         webhookUrl: `${receiver.url}/hook`,
       });
+      await vi.waitFor(() => expect(receiver.requests.length).toBeGreaterThan(1), delivered);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(receiver.requests.map((r) => JSON.parse(r.body))).toEqual([
         { data: { id: body.id, status: "done" } },
@@ -460,8 +466,10 @@ describe("webhook", () => {
         webhookUrl: `${deadUrl}/hook`,
       });
       expect(body.status).toBe("done");
+      const notDelivered = () => h.logs.filter((l) => l.message === "transcription: webhook not delivered");
+      await vi.waitFor(() => expect(notDelivered().length).toBeGreaterThan(0), delivered);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(h.logs.filter((l) => l.message === "transcription: webhook not delivered")).toHaveLength(1);
+      expect(notDelivered()).toHaveLength(1);
     } finally {
       await h.close();
     }
