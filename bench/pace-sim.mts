@@ -11,7 +11,9 @@
 // where that is longer), and any request that ran out of attempts or time (a failed `up`). Seeds:
 // 3 unless given. `--shared`: the stacks' calls pass one gate, as provider processes on one machine
 // share it. `--faults`: no limit, but the soak's faults instead (a 503 for one request in ten, a 429
-// for one in twenty, whatever the rate), against the engine's own time.
+// for one in twenty, whatever the rate), against the engine's own time. `--jitter=<ms>`: requests
+// reach the front up to that much later than they left the gate. Besides token buckets, fronts that
+// count whole seconds (`10/window`), refusing until the next with `Retry-After` to it.
 //
 // A model, not a measurement: the engine is a pool of workers with a fixed think time, the
 // platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
@@ -54,7 +56,10 @@ class VirtualClock implements Clock {
   }
 }
 
-/** The platform's front: a token bucket for the one key all stacks use, as emulator/src/rate-limit.ts. */
+/**
+ * The platform's front for the one key all stacks use: a token bucket, as emulator/src/rate-limit.ts,
+ * or (`window`) at most `rate` requests in each whole second, refused until the next one begins.
+ */
 class Front {
   private tokens: number;
   private at = 0;
@@ -64,18 +69,33 @@ class Front {
   private readonly rate: number;
   private readonly burst: number;
   private readonly retryAfter: boolean;
+  private readonly window: boolean;
+  private windowAt = 0;
+  private inWindow = 0;
 
-  constructor(clock: Clock, rate: number, burst: number, retryAfter: boolean) {
+  constructor(clock: Clock, rate: number, burst: number, retryAfter: boolean, window = false) {
     this.clock = clock;
     this.rate = rate;
     this.burst = burst;
     this.retryAfter = retryAfter;
+    this.window = window;
     this.tokens = burst;
   }
 
   /** Undefined when served, else the refusal's `Retry-After` in ms (null: no header). */
   admit(): number | null | undefined {
     const now = this.clock.now();
+    if (this.window) {
+      const at = Math.floor(now / 1000) * 1000;
+      if (at !== this.windowAt) [this.windowAt, this.inWindow] = [at, 0];
+      if (this.inWindow < this.rate) {
+        this.inWindow += 1;
+        this.served += 1;
+        return undefined;
+      }
+      this.refused += 1;
+      return this.retryAfter ? Math.ceil((at + 1000 - now) / 1000) * 1000 : null;
+    }
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) / 1000) * this.rate);
     this.at = now;
     if (this.tokens >= 1) {
@@ -95,6 +115,8 @@ interface Shape {
   readonly rate: number;
   readonly burst: number;
   readonly retryAfter: boolean;
+  /** A front counting whole seconds instead of a token bucket (`burst` unused). */
+  readonly window?: boolean;
   /** Requests a second one stack's engine sends with no limit. */
   readonly engineRate: number;
   /**
@@ -115,6 +137,13 @@ interface Outcome {
 
 const latencyMs = 10;
 /**
+ * `--jitter=<ms>`: each request reaches the front up to this much later than it left the gate, at
+ * random, as a provider process's event loop, busy with the engine, and the way to the platform
+ * delay it (measured up to about 15 ms here). Under a limit with no burst, two calls that arrive
+ * closer than its interval are refused however they were spaced when they left.
+ */
+const jitterMs = Number(process.argv.find((a) => a.startsWith("--jitter="))?.slice("--jitter=".length) ?? 0);
+/**
  * Resource operations in flight per stack: a model's choice, not the engine's setting; with the
  * think time below, it makes each stack send `engineRate` requests a second without a limit.
  */
@@ -122,7 +151,7 @@ const workers = 16;
 
 async function simulate(shape: Shape, seed: number): Promise<Outcome> {
   const clock = new VirtualClock();
-  const front = new Front(clock, shape.rate, shape.burst, shape.retryAfter);
+  const front = new Front(clock, shape.rate, shape.burst, shape.retryAfter, shape.window);
   let state = seed;
   const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   let failed = 0;
@@ -132,7 +161,8 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
     const started = clock.now();
     for (let attempts = 1; ; attempts++) {
       const ticket = await gate.acquire(attempts > 1);
-      await clock.sleep(latencyMs);
+      // From the gate to the platform's front: the answer's latency, and the jitter of the way there.
+      await clock.sleep(latencyMs + jitterMs * random());
       const draw = shape.faults === undefined ? 1 : random();
       if (shape.faults !== undefined && draw < shape.faults.busy) {
         // A 503's retry waits its `Retry-After` on its own timer (only a 429's is the gate's).
@@ -157,7 +187,8 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
         failed += 1;
         return;
       }
-      if (refusal === null) await clock.sleep(wait);
+      // The refused request waits on its own timer, as retrying.ts does; the gate may hold the others.
+      await clock.sleep(wait);
     }
   }
 
@@ -221,6 +252,11 @@ else
         [50, 100],
       ] as const)
         for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
+// Whole-second windows (`rate` a second, nothing carried over), with `Retry-After` to the next.
+for (const engineRate of [7, 40])
+  for (const rate of [10, 5])
+    for (const stacks of [1, 3, 5, 8])
+      shapes.push({ stacks, requests: 600, rate, burst: rate, retryAfter: true, window: true, engineRate });
 
 /** `--shared`: every stack's calls pass one gate, as provider processes on one machine share it. */
 const shared = args.includes("--shared");
@@ -235,7 +271,7 @@ for (const shape of shapes) {
   const ratio = median(outcomes.map((o) => o.seconds / Math.max(o.ideal, shape.requests / shape.engineRate)));
   const row = [
     String(shape.engineRate).padStart(8),
-    (shape.faults ? "none" : `${shape.rate}/${shape.burst}`).padStart(11),
+    (shape.faults ? "none" : shape.window ? `${shape.rate}/window` : `${shape.rate}/${shape.burst}`).padStart(11),
     (shape.retryAfter ? "yes" : "no").padStart(11),
     String(shape.stacks).padStart(6),
     `${ratio.toFixed(2)}×`.padStart(10),

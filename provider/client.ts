@@ -21,7 +21,7 @@ import { systemClock } from "./vocabulary.js";
 import { authenticate, refusedCredential } from "./request/authenticate.js";
 import { classify } from "./request/classify.js";
 import { prepare } from "./request/prepare.js";
-import { handedToGate, paced } from "./request/pace.js";
+import { paced } from "./request/pace.js";
 import { gateFor } from "./request/shared-gate.js";
 import { isExpected, read } from "./request/read.js";
 import { reconciling } from "./request/reconcile.js";
@@ -73,7 +73,7 @@ export class ApiClient {
       }
       return answer.kind === "reply" && isExpected(answer.status, opts.expectedStatus)
         ? read(answer, opts.schema, req.endpoint)
-        : handedToGate(classify(answer, req, auth.kind, clock.now()));
+        : classify(answer, req, auth.kind, clock.now());
     };
     const attempt = req.idempotent ? once : reconciling(once, req.endpoint, opts);
     return retrying(attempt, req.endpoint, this.policy, clock, this.options.onRetry);

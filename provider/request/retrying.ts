@@ -1,8 +1,8 @@
 /**
  * The retry stage, around every other: an attempt that failed is made again while its fate allows
  * it (types.ts, `Fate`) and the policy's attempts and time last (retry.ts, contract §2.2), after the
- * server's `Retry-After` or a backoff with jitter; a refusal the pacing gate waits out (pace.ts) is
- * sent again as soon as the gate lets it. Giving up, it throws the last error with the
+ * server's `Retry-After` or a backoff with jitter, then through the pacing gate again (pace.ts), which
+ * may hold it longer. Giving up, it throws the last error with the
  * attempts and the time they took.
  */
 import { backoffDelay, type RetryPolicy } from "../retry.js";
@@ -35,13 +35,9 @@ export async function retrying<T>(
     const wait = outcome.retryAfterMs ?? backoffDelay(attempts - 1, policy);
     if (clock.now() - started + wait > policy.maxTotalMs) throw gaveUp();
     const seconds = Math.round(wait / 100) / 10;
-    if (outcome.paced === true) {
-      onRetry?.(
-        `${endpoint}: ${error.code}; every request waits ${seconds}s, as the platform asked, then this one is retried`,
-      );
-    } else {
-      onRetry?.(`${endpoint}: ${error.code}; retrying in ${seconds}s`);
-      await clock.sleep(wait);
-    }
+    // A refusal's wait may hold every other request too: the pacing gate decides (pace.ts, `holdFor`).
+    const asked = outcome.retryAfterMs === undefined ? "" : ", as the platform asked";
+    onRetry?.(`${endpoint}: ${error.code}; retrying in ${seconds}s${asked}`);
+    await clock.sleep(wait);
   }
 }

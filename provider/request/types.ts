@@ -125,11 +125,6 @@ export interface Failure {
   readonly fate: Fate;
   /** The wait the server asked for (`Retry-After`), in milliseconds. */
   readonly retryAfterMs?: number;
-  /**
-   * The pacing gate (pace.ts) holds the next attempt until `retryAfterMs` has passed, with every
-   * other request to the platform: the retry stage counts the wait but does not take it itself.
-   */
-  readonly paced?: boolean;
   /** For an `unreadable` answer: not JSON at all (a proxy's page, a cut answer) rather than JSON of another shape. */
   readonly spoiled?: boolean;
 }

@@ -60,7 +60,7 @@ describe("Pace (fake clock)", () => {
     expect(g.currentRate).toBe(10);
   });
 
-  it("a refusal with Retry-After holds every caller until then, and paces them at the rate accepted", async () => {
+  it("a refusal with Retry-After while no rate is known holds every caller until then, and paces them at the rate accepted", async () => {
     const g = gate();
     // The platform accepts the first 8, then refuses one with Retry-After: 1.
     const first = callers(g, 8);
@@ -74,6 +74,43 @@ describe("Pace (fake clock)", () => {
     await next.all;
     expect(Math.min(...next.sent)).toBe(1_001_000);
     expect(next.sent.filter((t) => t < 1_002_000)).toHaveLength(7);
+  });
+
+  it("a short refusal of a paced rate holds only its own request: the others go on at the rate cut below it", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    g.release(await g.acquire(), { kind: "accepted" });
+    await vi.advanceTimersByTimeAsync(100);
+    g.release(await g.acquire(), { kind: "refused", retryAfterMs: 1_000 });
+    expect(g.currentRate).toBeCloseTo(8.5);
+    const next = callers(g, 5);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await next.all;
+    // Spaced from the refused sending (1,000,100), then one every 117.6 ms: none held a second.
+    expect(next.sent[0]).toBeGreaterThanOrEqual(1_000_200);
+    expect(next.sent[0]).toBeLessThan(1_000_250);
+    expect(Math.max(...next.sent)).toBeLessThan(1_000_800);
+    expect(busiestWindow(next.sent, 1_000)).toBe(5);
+  });
+
+  it("a second refusal within the first's wait holds every caller (a window spent), as does a long one", async () => {
+    const g = gate({ maxRequestsPerSecond: 10 });
+    g.release(await g.acquire(), { kind: "refused", retryAfterMs: 1_000 });
+    const second = g.acquire();
+    await vi.advanceTimersByTimeAsync(200);
+    g.release(await second, { kind: "refused", retryAfterMs: 1_000 });
+    const refusedAt = Date.now();
+    const next = callers(g, 2);
+    await vi.advanceTimersByTimeAsync(3_000);
+    await next.all;
+    expect(Math.min(...next.sent)).toBeGreaterThanOrEqual(refusedAt + 1_000);
+
+    const long = gate({ maxRequestsPerSecond: 10 });
+    long.release(await long.acquire(), { kind: "refused", retryAfterMs: 2_000 });
+    const afterLong = callers(long, 1);
+    const longAt = Date.now();
+    await vi.advanceTimersByTimeAsync(3_000);
+    await afterLong.all;
+    expect(afterLong.sent[0]).toBeGreaterThanOrEqual(longAt + 2_000);
   });
 
   it("a wait longer than a request's retry budget pauses nobody: the other calls meet their own refusals", async () => {
