@@ -162,10 +162,11 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
     for (let attempts = 1; ; attempts++) {
       const ticket = await gate.acquire(attempts > 1);
       // From the gate to the platform's front: the answer's latency, and the jitter of the way there.
-      await clock.sleep(latencyMs + jitterMs * random());
+      // (No draw without jitter: the seeds' other draws, and so the figures of bench/README.md, stay.)
+      await clock.sleep(latencyMs + (jitterMs > 0 ? jitterMs * random() : 0));
       const draw = shape.faults === undefined ? 1 : random();
       if (shape.faults !== undefined && draw < shape.faults.busy) {
-        // A 503's retry waits its `Retry-After` on its own timer (only a 429's is the gate's).
+        // A 503's retry waits its `Retry-After` on its own timer; the gate only eases its rate.
         gate.release(ticket, { kind: "busy" });
         await clock.sleep(1000);
         continue;

@@ -9,10 +9,11 @@
  * its own, which multiplies the refusals), and the gate paces requests at the rate the platform
  * accepted, a little under it. It lowers that rate on each refusal, comes back to just under the
  * rate refused, holds there for a plateau that grows while refusals keep coming, then probes above
- * it (a short refusal of such a probe holds only its own request: `holdFor`) (multiplicative decrease, as TCP and the AWS SDK's adaptive retry mode do; the plateau, as
+ * it (multiplicative decrease, as TCP and the AWS SDK's adaptive retry mode do; the plateau, as
  * TCP CUBIC's), so that it finds a limit it was never told and shares it with other processes using
- * the same key. A 503 eases a known rate off for a while, without taking it for the limit. A request
- * sent again goes before first sendings.
+ * the same key; a short refusal of such a probe holds only its own request (`holdFor`). A 503
+ * eases a known rate off for a while, without taking it for the limit. A request sent again goes
+ * before first sendings.
  * `maxRequestsPerSecond` starts it at that rate, which it never exceeds; `maxConcurrentRequests`
  * bounds the requests in flight. A rate the platform announces in its answers' headers
  * (rate-headers.ts) sets it at 95 % of that rate without a refusal, and caps it there.
@@ -314,8 +315,9 @@ export class Pace implements Gate {
    * Not the others at the first short refusal of a paced rate: that is the gate's own probe just
    * past the limit, the rate is cut below it at once (`lower`), and a token bucket lets the next
    * paced call through. Holding every call for a `Retry-After: 1` cost ten calls of time at 10 a
-   * second each time the gate probed: 1.17-1.28× the ideal under a limit with no burst, 1.07-1.15×
-   * now (bench/README.md, "A probe's refusal holds only itself").
+   * second each time the gate probed: under a limit with no burst, 1.17-1.28× the ideal in the
+   * simulation (1.07-1.16× now) and 1.33× with the real engine (1.19× now; bench/README.md, "A
+   * probe's refusal holds only itself").
    */
   private holdFor(ticket: Ticket, now: number, waitMs: number | undefined): void {
     if (waitMs === undefined || waitMs > longestPauseMs) return;
