@@ -3,8 +3,8 @@
 // the create answers are lost, three rounds. After each round the credentials on the platform are
 // counted: never one claimed by both stacks; a stack that cannot tell which credential is its own
 // stops and names the candidates, and docs/interruptions.md's way out (delete the candidates no
-// stack holds, then `up` again) works. Kills of an
-// `up` during a create or a rotation: rotation-faults.test.ts.
+// stack holds, then `up` again) works. Kills of an `up` during a create or a rotation:
+// rotation-faults.test.ts.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -30,10 +30,9 @@ export async function runFaultTests(dir: string): Promise<FaultTests> {
   const args = [vitest, "run", "--project", "faults", "--reporter=default", "--reporter=json"];
   const status = await new Promise<number>((resolve, reject) => {
     const child = spawn(process.execPath, [...args, `--outputFile.json=${report}`], {
-      // The soak's own environment: under CI a missing tool fails a test that needs it, elsewhere
-      // it skips the test, as in `npm test` (test/support/tools.mts).
+      // The soak's own environment, inherited (no `env`): under CI a missing tool fails a test that
+      // needs it, elsewhere it skips the test, as in `npm test` (test/support/tools.mts).
       cwd: repoRoot,
-      env: process.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.pipe(out, { end: false });
