@@ -13,7 +13,8 @@
 // share it. `--faults`: no limit, but the soak's faults instead (a 503 for one request in ten, a 429
 // for one in twenty, whatever the rate), against the engine's own time. `--jitter=<ms>`: requests
 // reach the front up to that much later than they left the gate. Besides token buckets, fronts that
-// count whole seconds (`10/window`), refusing until the next with `Retry-After` to it.
+// count whole seconds (`10/window`), refusing until the next with `Retry-After` to it, and token
+// buckets that refuse with 503 and no `Retry-After` (`503, no`), as nginx's `limit_req` does.
 //
 // A model, not a measurement: the engine is a pool of workers with a fixed think time, the
 // platform answers in 10 ms. The real rows (`npm run bench -- --row rate-limit-shared`) are the
@@ -117,6 +118,8 @@ interface Shape {
   readonly retryAfter: boolean;
   /** A front counting whole seconds instead of a token bucket (`burst` unused). */
   readonly window?: boolean;
+  /** A front that refuses with 503, as nginx's `limit_req` does unless told otherwise (`retryAfter` false). */
+  readonly busy?: boolean;
   /** Requests a second one stack's engine sends with no limit. */
   readonly engineRate: number;
   /**
@@ -177,13 +180,16 @@ async function simulate(shape: Shape, seed: number): Promise<Outcome> {
       const signal: Signal =
         refusal === undefined
           ? { kind: "accepted" }
-          : refusal === null
-            ? { kind: "refused" }
-            : { kind: "refused", retryAfterMs: refusal };
+          : shape.busy === true && !faulted
+            ? { kind: "busy" }
+            : refusal === null
+              ? { kind: "refused" }
+              : { kind: "refused", retryAfterMs: refusal };
       gate.release(ticket, signal);
       if (refusal === undefined) return;
       const policy = defaultRetryPolicy;
       const wait = refusal ?? backoffDelay(attempts - 1, policy, random);
+      // A 429 and a 503 have the attempts of a refusal (retrying.ts).
       if (attempts >= policy.maxRefusedAttempts || clock.now() - started + wait > policy.maxTotalMs) {
         failed += 1;
         return;
@@ -253,6 +259,15 @@ else
         [50, 100],
       ] as const)
         for (const stacks of [1, 3, 5, 8]) shapes.push({ stacks, requests: 600, rate, burst, retryAfter, engineRate });
+// Fronts that refuse with 503 and no `Retry-After`, with and without a burst.
+if (!faults)
+  for (const engineRate of [7, 40])
+    for (const [rate, burst] of [
+      [10, 10],
+      [10, 1],
+    ] as const)
+      for (const stacks of [1, 3, 5, 8])
+        shapes.push({ stacks, requests: 600, rate, burst, retryAfter: false, busy: true, engineRate });
 // Whole-second windows (`rate` a second, nothing carried over), with `Retry-After` to the next.
 for (const engineRate of [7, 40])
   for (const rate of [10, 5])
@@ -273,7 +288,7 @@ for (const shape of shapes) {
   const row = [
     String(shape.engineRate).padStart(8),
     (shape.faults ? "none" : shape.window ? `${shape.rate}/window` : `${shape.rate}/${shape.burst}`).padStart(11),
-    (shape.retryAfter ? "yes" : "no").padStart(11),
+    (shape.busy === true ? "503, no" : shape.retryAfter ? "yes" : "no").padStart(11),
     String(shape.stacks).padStart(6),
     `${ratio.toFixed(2)}×`.padStart(10),
     `${(median(outcomes.map((o) => o.refusedShare)) * 100).toFixed(1)} %`.padStart(8),

@@ -8,6 +8,8 @@
 //                      calls closer than 100 ms, whichever stacks sent them, and the second is refused.
 //   rate-limit-shared-announced  the same, with the limit announced in every answer's headers
 //                      (`RateLimit-Policy`, the emulator's `announce`; provider/request/rate-headers.ts).
+//   rate-limit-shared-503  the no-burst case refused with 503 and no Retry-After, as nginx's
+//                      `limit_req` refuses unless told otherwise (the emulator's `status`, `retryAfter`).
 // The baseline is the ideal, measured in the same run: the requests the platform served divided by
 // the limit (a client that knew the limit and never waited for anything else). The time is the
 // engine's operation alone (the slowest of the three stacks); the refusals are the emulator's own
@@ -30,13 +32,20 @@ const limit = 10;
 const separateGates = process.env["BENCH_SEPARATE_GATES"] === "1";
 
 interface Case {
-  readonly id: "rate-limit-one" | "rate-limit-shared" | "rate-limit-shared-no-burst" | "rate-limit-shared-announced";
+  readonly id:
+    | "rate-limit-one"
+    | "rate-limit-shared"
+    | "rate-limit-shared-no-burst"
+    | "rate-limit-shared-announced"
+    | "rate-limit-shared-503";
   readonly stacks: number;
   readonly buckets: number;
   /** The token bucket's size: the calls the platform takes at once after a pause. */
   readonly burst: number;
   /** Whether the platform states its limit in its answers' headers. */
   readonly announce?: boolean;
+  /** A refusal answered 503 with no `Retry-After`, instead of 429 with one. */
+  readonly busy?: boolean;
 }
 
 interface Measured {
@@ -64,7 +73,14 @@ async function deploy(
   const platform = new Platform(emulator);
   await platform.reset();
   await platform.setRateLimit(
-    limited ? { requestsPerSecond: limit, burst: c.burst, announce: c.announce === true } : { requestsPerSecond: 0 },
+    limited
+      ? {
+          requestsPerSecond: limit,
+          burst: c.burst,
+          announce: c.announce === true,
+          ...(c.busy === true ? { status: 503, retryAfter: false } : {}),
+        }
+      : { requestsPerSecond: 0 },
   );
   const binDir = pulumiBinDir();
   const started = performance.now();
@@ -112,6 +128,7 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
       : `${c.stacks} stacks of ${c.buckets} + ${c.buckets} at once, one key, one limit of ${limit} requests/s` +
         (c.burst === 1 ? " with no burst" : "") +
         (c.announce === true ? ", announced in its answers" : "") +
+        (c.busy === true ? ", refused with 503 and no Retry-After" : "") +
         (separateGates ? " (a gate per process)" : "");
   return {
     id: c.id,
@@ -130,7 +147,13 @@ function rowOf(c: Case, limited: Measured, free: Measured): RowResult {
 
 export const rateLimitSuite: Suite = {
   name: "rate-limit",
-  rowIds: ["rate-limit-one", "rate-limit-shared", "rate-limit-shared-no-burst", "rate-limit-shared-announced"],
+  rowIds: [
+    "rate-limit-one",
+    "rate-limit-shared",
+    "rate-limit-shared-no-burst",
+    "rate-limit-shared-announced",
+    "rate-limit-shared-503",
+  ],
   async run(options) {
     const all: readonly Case[] = options.short
       ? [
@@ -138,12 +161,14 @@ export const rateLimitSuite: Suite = {
           { id: "rate-limit-shared", stacks: 3, buckets: 30, burst: limit },
           { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 30, burst: 1 },
           { id: "rate-limit-shared-announced", stacks: 3, buckets: 30, burst: 1, announce: true },
+          { id: "rate-limit-shared-503", stacks: 3, buckets: 30, burst: 1, busy: true },
         ]
       : [
           { id: "rate-limit-one", stacks: 1, buckets: 1000, burst: limit },
           { id: "rate-limit-shared", stacks: 3, buckets: 300, burst: limit },
           { id: "rate-limit-shared-no-burst", stacks: 3, buckets: 300, burst: 1 },
           { id: "rate-limit-shared-announced", stacks: 3, buckets: 300, burst: 1, announce: true },
+          { id: "rate-limit-shared-503", stacks: 3, buckets: 300, burst: 1, busy: true },
         ];
     // Each full-size case takes minutes: run only the rows asked for.
     const cases = all.filter((c) => options.rows.size === 0 || options.rows.has(c.id));

@@ -22,10 +22,12 @@ export interface RetryPolicy extends Backoff {
   /** Attempts in all, the first included. */
   readonly maxAttempts: number;
   /**
-   * Attempts in all when the last was refused with 429: a refusal says the request was not
+   * Attempts in all when the last was refused with 429 or 503: a refusal says the request was not
    * processed and the platform is busy with this key's other requests, which the pacing gate
-   * (request/pace.ts) spaces out; stacks sharing a key can each meet several in a row. Still within
-   * `maxTotalMs`.
+   * (request/pace.ts) spaces out; stacks sharing a key can each meet several in a row. A 503 too: a
+   * front may refuse with it (nginx's `limit_req` does unless told otherwise), and with 6 attempts
+   * requests ran out of them under such a limit (the pacing simulation, one of 12,000). Still within
+   * `maxTotalMs`, which bounds a platform that is down.
    */
   readonly maxRefusedAttempts: number;
   /** No retry starts once this much time has passed since the first attempt. */

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseStatusRates } from "./faults.js";
-import { parseRateLimit } from "./rate-limit.js";
+import { parseRateLimit, parseRefusalStatus, type RateLimitSettings } from "./rate-limit.js";
 import { createLogger, silentLogger } from "./logger.js";
 import { SHAPE_NAMES, startEmulator, type EmulatorOptions, type RunningEmulator, type ShapeName } from "./index.js";
 
@@ -36,6 +36,10 @@ Options:
                           (bursts of b, default r) with 429 + Retry-After     [off]
   --announce-rate-limit   with --rate-limit: state the limit in RateLimit-Policy
                           and RateLimit headers on every API answer (IETF draft)
+  --rate-limit-status <s> with --rate-limit: refuse with 429 or 503           [429]
+  --rate-limit-no-retry-after
+                          with --rate-limit: refuse without Retry-After (with
+                          503: nginx's limit_req as it comes)
   --shape <name>          how API answers look: canonical, envelope, flat or
                           by-name (docs/api-contract.md §9.2)                 [canonical]
   --page-size <n>         answer lists in pages of n items, each shape paging in
@@ -77,6 +81,8 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
         "fault-seed": { type: "string" },
         "rate-limit": { type: "string" },
         "announce-rate-limit": { type: "boolean" },
+        "rate-limit-status": { type: "string" },
+        "rate-limit-no-retry-after": { type: "boolean" },
         shape: { type: "string" },
         "page-size": { type: "string" },
         "body-idle-timeout-ms": { type: "string" },
@@ -109,11 +115,24 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
   if (announce && values["rate-limit"] === undefined) {
     throw new UsageError("--announce-rate-limit: there is no limit to announce; add --rate-limit <r>[/<b>]");
   }
-  const rateLimit = asUsage(() =>
-    values["rate-limit"] === undefined
-      ? undefined
-      : { ...parseRateLimit(values["rate-limit"]), ...(announce ? { announce } : {}) },
-  );
+  // How a refusal looks only matters with a limit to refuse by: alone, these flags are a mistake.
+  const refusalStatus = values["rate-limit-status"];
+  if (refusalStatus !== undefined && values["rate-limit"] === undefined) {
+    throw new UsageError("--rate-limit-status: there is no limit to refuse by; add --rate-limit <r>[/<b>]");
+  }
+  const noRetryAfter = values["rate-limit-no-retry-after"] === true;
+  if (noRetryAfter && values["rate-limit"] === undefined) {
+    throw new UsageError("--rate-limit-no-retry-after: there is no limit to refuse by; add --rate-limit <r>[/<b>]");
+  }
+  const rateLimit = asUsage((): RateLimitSettings | undefined => {
+    if (values["rate-limit"] === undefined) return undefined;
+    return {
+      ...parseRateLimit(values["rate-limit"]),
+      ...(announce ? { announce } : {}),
+      ...(refusalStatus !== undefined ? { status: parseRefusalStatus(refusalStatus) } : {}),
+      ...(noRetryAfter ? { retryAfter: false } : {}),
+    };
+  });
   const options: EmulatorOptions = {
     port: num("port", values.port, isPort),
     s3Port: num("s3-port", values["s3-port"], isPort),

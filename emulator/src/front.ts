@@ -108,9 +108,9 @@ function parseRequestUrl(raw: string | undefined): URL | undefined {
 }
 
 /**
- * Answers 429 when the request's credential has used up its rate (rate-limit.ts); true when it did.
- * Otherwise sets the announced limit's headers, if any, on the answer still to be written: the
- * areas write with `writeHead(status, headers)`, which keeps them.
+ * Answers 429 (or the configured 503) when the request's credential has used up its rate
+ * (rate-limit.ts); true when it did. Otherwise sets the announced limit's headers, if any, on the
+ * answer still to be written: the areas write with `writeHead(status, headers)`, which keeps them.
  */
 function refuseOverLimit(deps: FrontDeps, req: IncomingMessage, res: ServerResponse): boolean {
   if (deps.rateLimit === undefined) return false;
@@ -120,13 +120,15 @@ function refuseOverLimit(deps: FrontDeps, req: IncomingMessage, res: ServerRespo
     return false;
   }
   noteFault("rate limit");
-  const { requestsPerSecond } = deps.rateLimit.current;
+  const { requestsPerSecond, status, retryAfter: tellRetryAfter } = deps.rateLimit.current;
+  // Without Retry-After the message cannot point at it: the client has to pick its own wait.
+  const wait = tellRetryAfter ? "wait Retry-After seconds" : "wait";
   deps.refuse(
     req,
     res,
-    429,
-    `too many requests: this API key may send ${requestsPerSecond} per second; wait Retry-After seconds and send the request again`,
-    { ...headers, "retry-after": String(retryAfter) },
+    status,
+    `too many requests: this API key may send ${requestsPerSecond} per second; ${wait} and send the request again`,
+    tellRetryAfter ? { ...headers, "retry-after": String(retryAfter) } : headers,
   );
   return true;
 }

@@ -56,7 +56,8 @@ export interface EmulatorOptions {
   /**
    * A token bucket per API credential in front of the management and transcription API, as the
    * body of PUT /_emulator/rate-limit (docs/api-contract.md §9.5); `announce: true` also states the
-   * limit in `RateLimit-Policy` and `RateLimit` headers. @default off
+   * limit in `RateLimit-Policy` and `RateLimit` headers; `status: 503` with `retryAfter: false`
+   * refuses as nginx's `limit_req` does as it comes (429 with `Retry-After` by default). @default off
    * @example { requestsPerSecond: 10, burst: 10, announce: true }
    */
   readonly rateLimit?: Readonly<RateLimitSettings>;

@@ -8,8 +8,14 @@ import { z } from "zod";
  * `Retry-After` in whole seconds, before anything is processed (docs/api-contract.md §9.5). Off
  * unless set, so users can try their stacks against a limit and benchmarks can count refusals.
  * With `announce`, answers also carry the limit in the headers of draft-ietf-httpapi-ratelimit-headers,
- * as platforms that do publish theirs send it.
+ * as platforms that do publish theirs send it. `status` and `retryAfter` play fronts that refuse
+ * otherwise: 503 without `Retry-After` is nginx's `limit_req` as it comes.
  */
+
+/** The statuses a refusal may have: 429 as the HTTP spec means it, 503 as nginx's `limit_req` sends by default. */
+export const REFUSAL_STATUSES = [429, 503] as const;
+
+export type RefusalStatus = (typeof REFUSAL_STATUSES)[number];
 
 export const rateLimitSettingsSchema = z
   .strictObject({
@@ -19,11 +25,17 @@ export const rateLimitSettingsSchema = z
     burst: z.number().int().min(1).max(100_000).optional(),
     /** Send `RateLimit-Policy` and `RateLimit` with every answer that went through the limit. */
     announce: z.boolean().default(false),
+    /** The status of a refusal; 503 plays a front that does not say it is a rate limit (nginx's default). */
+    status: z.literal(REFUSAL_STATUSES, { error: `must be one of ${REFUSAL_STATUSES.join(", ")}` }).default(429),
+    /** Whether a refusal says when to come back; without it a client must pace itself by guesswork. */
+    retryAfter: z.boolean().default(true),
   })
   .transform((s) => ({
     requestsPerSecond: s.requestsPerSecond,
     burst: s.burst ?? Math.max(1, Math.ceil(s.requestsPerSecond)),
     announce: s.announce,
+    status: s.status,
+    retryAfter: s.retryAfter,
   }));
 
 export type RateLimitConfig = z.output<typeof rateLimitSettingsSchema>;
@@ -46,9 +58,21 @@ export function parseRateLimit(text: string): RateLimitSettings {
   return { requestsPerSecond, ...(burst !== undefined ? { burst } : {}) };
 }
 
+/** Parses the CLI form of `--rate-limit-status`: `429` or `503`. */
+export function parseRefusalStatus(text: string): RefusalStatus {
+  const status = REFUSAL_STATUSES.find((candidate) => String(candidate) === text.trim());
+  if (status === undefined) {
+    throw new Error(`--rate-limit-status: "${text}" is not one of ${REFUSAL_STATUSES.join(", ")}`);
+  }
+  return status;
+}
+
 /** What the limit decided for one request. */
 export interface Admission {
-  /** Absent when the request may go on; else the whole seconds (at least 1) until a token is back. */
+  /**
+   * Absent when the request may go on; else the whole seconds (at least 1) until a token is back,
+   * whether or not the refusal is to say so (`retryAfter` in the settings).
+   */
   readonly retryAfter?: number;
   /** `RateLimit-Policy` and `RateLimit` for the credential's bucket after this request; empty unless announced. */
   readonly headers: Readonly<Record<string, string>>;

@@ -231,6 +231,9 @@ describe("parseCliOptions", () => {
       "--rate-limit",
       "20/5",
       "--announce-rate-limit",
+      "--rate-limit-status",
+      "503",
+      "--rate-limit-no-retry-after",
       "--shape",
       "by-name",
       "--page-size",
@@ -260,7 +263,7 @@ describe("parseCliOptions", () => {
         garbleRate: 0.02,
         seed: 4294967295,
       },
-      rateLimit: { requestsPerSecond: 20, burst: 5, announce: true },
+      rateLimit: { requestsPerSecond: 20, burst: 5, announce: true, status: 503, retryAfter: false },
       shape: "by-name",
       pageSize: 25,
       bodyIdleTimeoutMs: 5000,
@@ -289,6 +292,8 @@ describe("parseCliOptions", () => {
     ["--fault-rate", "503"],
     ["--balance-usd", "-1"],
     ["--announce-rate-limit"],
+    ["--rate-limit-status", "503"],
+    ["--rate-limit-no-retry-after"],
     ["--bogus"],
   ])("refuses %s %s", (...args) => {
     expect(() => parseCliOptions(args.filter((a) => a !== undefined))).toThrow(UsageError);

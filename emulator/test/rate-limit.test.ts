@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { parseCliOptions, UsageError } from "../src/cli.js";
-import { parseRateLimit, RateLimiter, rateLimitSettingsSchema, type RateLimitSettings } from "../src/rate-limit.js";
+import {
+  parseRateLimit,
+  parseRefusalStatus,
+  RateLimiter,
+  rateLimitSettingsSchema,
+  type RateLimitSettings,
+} from "../src/rate-limit.js";
 import { call, withEmulator } from "./helpers.js";
 
 // The API's rate-limit mode (docs/api-contract.md §9.5): a token bucket per credential, 429 with
-// Retry-After over it, settings and counters at /_emulator/rate-limit; with `announce`, the
-// RateLimit-Policy and RateLimit headers of draft-ietf-httpapi-ratelimit-headers.
+// Retry-After over it (or 503, with or without it, as nginx's limit_req), settings and counters at
+// /_emulator/rate-limit; with `announce`, the RateLimit-Policy and RateLimit headers of
+// draft-ietf-httpapi-ratelimit-headers.
 
 function limiter(settings: RateLimitSettings) {
   let now = 0;
@@ -13,6 +20,9 @@ function limiter(settings: RateLimitSettings) {
   limit.set(rateLimitSettingsSchema.parse(settings));
   return { limit, advance: (ms: number) => (now += ms) };
 }
+
+/** The settings a limit has unless told otherwise: not announced, refusing with 429 and Retry-After. */
+const byDefault = { announce: false, status: 429, retryAfter: true } as const;
 
 describe("RateLimiter", () => {
   it("lets a burst through, then one request per 1/rate seconds", () => {
@@ -23,7 +33,13 @@ describe("RateLimiter", () => {
     expect(limit.admit("key").retryAfter).toBe(1);
     advance(1);
     expect(limit.admit("key").retryAfter).toBeUndefined();
-    expect(limit.current).toEqual({ requestsPerSecond: 2, burst: 3, announce: false, allowed: 4, refused: 2 });
+    expect(limit.current).toEqual({
+      requestsPerSecond: 2,
+      burst: 3,
+      ...byDefault,
+      allowed: 4,
+      refused: 2,
+    });
   });
 
   it("keeps one bucket per credential", () => {
@@ -46,7 +62,13 @@ describe("RateLimiter", () => {
   it("is off at rate 0, and by default", () => {
     const limit = new RateLimiter();
     for (let i = 0; i < 100; i++) expect(limit.admit("k")).toEqual({ headers: {} });
-    expect(limit.current).toEqual({ requestsPerSecond: 0, burst: 1, announce: false, allowed: 0, refused: 0 });
+    expect(limit.current).toEqual({
+      requestsPerSecond: 0,
+      burst: 1,
+      ...byDefault,
+      allowed: 0,
+      refused: 0,
+    });
     const announcedButOff = limiter({ requestsPerSecond: 0, announce: true }).limit;
     expect(announcedButOff.admit("k")).toEqual({ headers: {} });
   });
@@ -84,6 +106,21 @@ describe("RateLimiter", () => {
     expect(rateLimitSettingsSchema.safeParse({ requestsPerSecond: 1, announce: "yes" }).success).toBe(false);
   });
 
+  it("takes status 429 or 503 and retryAfter as a boolean, 429 with Retry-After by default", () => {
+    expect(rateLimitSettingsSchema.parse({ requestsPerSecond: 1 })).toMatchObject({ status: 429, retryAfter: true });
+    expect(rateLimitSettingsSchema.parse({ requestsPerSecond: 1, status: 503, retryAfter: false })).toMatchObject({
+      status: 503,
+      retryAfter: false,
+    });
+    for (const bad of [{ status: 500 }, { status: "503" }, { retryAfter: "x" }, { retryAfter: 0 }])
+      expect(rateLimitSettingsSchema.safeParse({ requestsPerSecond: 1, ...bad }).success).toBe(false);
+    // The limiter still works out the wait, so a refusal counts the same whatever it is to say.
+    const { limit } = limiter({ requestsPerSecond: 1, burst: 1, status: 503, retryAfter: false });
+    expect(limit.admit("k").retryAfter).toBeUndefined();
+    expect(limit.admit("k").retryAfter).toBe(1);
+    expect(limit.current).toMatchObject({ allowed: 1, refused: 1 });
+  });
+
   it("parses the command line form", () => {
     expect(parseRateLimit("10")).toEqual({ requestsPerSecond: 10 });
     expect(parseRateLimit("2.5/20")).toEqual({ requestsPerSecond: 2.5, burst: 20 });
@@ -94,6 +131,22 @@ describe("RateLimiter", () => {
     const announced = parseCliOptions(["--rate-limit", "20", "--announce-rate-limit"]);
     expect(announced.help === false && announced.options.rateLimit).toEqual({ requestsPerSecond: 20, announce: true });
     expect(() => parseCliOptions(["--rate-limit", "x"])).toThrow(UsageError);
+  });
+
+  it("parses the command line form of the refusal: --rate-limit-status and --rate-limit-no-retry-after", () => {
+    expect(parseRefusalStatus("503")).toBe(503);
+    expect(parseRefusalStatus(" 429 ")).toBe(429);
+    for (const bad of ["", "500", "5O3", "503.0"]) expect(() => parseRefusalStatus(bad)).toThrow(/--rate-limit-status/);
+    const nginx = parseCliOptions(["--rate-limit", "5", "--rate-limit-status", "503", "--rate-limit-no-retry-after"]);
+    expect(nginx.help === false && nginx.options.rateLimit).toEqual({
+      requestsPerSecond: 5,
+      status: 503,
+      retryAfter: false,
+    });
+    expect(() => parseCliOptions(["--rate-limit", "5", "--rate-limit-status", "500"])).toThrow(UsageError);
+    // Without a limit there is nothing to refuse by.
+    expect(() => parseCliOptions(["--rate-limit-status", "503"])).toThrow(/--rate-limit-status/);
+    expect(() => parseCliOptions(["--rate-limit-no-retry-after"])).toThrow(/--rate-limit-no-retry-after/);
   });
 });
 
@@ -117,7 +170,13 @@ describe("the emulator's rate-limit mode", () => {
         const state = await call(emu, "GET", "/_emulator/state", { auth: null });
         expect(state.body.zones).toBe(2);
         const limit = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
-        expect(limit.body).toEqual({ requestsPerSecond: 2, burst: 2, announce: false, allowed: 2, refused: 2 });
+        expect(limit.body).toEqual({
+          requestsPerSecond: 2,
+          burst: 2,
+          ...byDefault,
+          allowed: 2,
+          refused: 2,
+        });
       },
       { rateLimit: { requestsPerSecond: 2 } },
     );
@@ -130,11 +189,23 @@ describe("the emulator's rate-limit mode", () => {
         auth: null,
         body: { requestsPerSecond: 1, burst: 1 },
       });
-      expect(set.body).toEqual({ requestsPerSecond: 1, burst: 1, announce: false, allowed: 0, refused: 0 });
+      expect(set.body).toEqual({
+        requestsPerSecond: 1,
+        burst: 1,
+        ...byDefault,
+        allowed: 0,
+        refused: 0,
+      });
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(200);
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(429);
       const posted = await call(emu, "POST", "/_emulator/rate-limit", { auth: null, body: { requestsPerSecond: 0 } });
-      expect(posted.body).toEqual({ requestsPerSecond: 0, burst: 1, announce: false, allowed: 1, refused: 1 });
+      expect(posted.body).toEqual({
+        requestsPerSecond: 0,
+        burst: 1,
+        ...byDefault,
+        allowed: 1,
+        refused: 1,
+      });
       expect((await call(emu, "GET", "/dns/zones")).status).toBe(200);
       await call(emu, "POST", "/_emulator/reset", { auth: null });
       expect((await call(emu, "GET", "/_emulator/rate-limit", { auth: null })).body.refused).toBe(0);
@@ -165,7 +236,15 @@ describe("the emulator's rate-limit mode", () => {
         // The inspection endpoints are not limited, so they announce nothing.
         const limit = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
         expect(limit.headers.get("ratelimit")).toBeNull();
-        expect(limit.body).toEqual({ requestsPerSecond: 2, burst: 1, announce: true, allowed: 2, refused: 1 });
+        expect(limit.body).toEqual({
+          requestsPerSecond: 2,
+          burst: 1,
+          announce: true,
+          status: 429,
+          retryAfter: true,
+          allowed: 2,
+          refused: 1,
+        });
       },
       { rateLimit: { requestsPerSecond: 2, burst: 1, announce: true } },
     );
@@ -177,7 +256,15 @@ describe("the emulator's rate-limit mode", () => {
         auth: null,
         body: { requestsPerSecond: 1, burst: 5, announce: true },
       });
-      expect(set.body).toEqual({ requestsPerSecond: 1, burst: 5, announce: true, allowed: 0, refused: 0 });
+      expect(set.body).toEqual({
+        requestsPerSecond: 1,
+        burst: 5,
+        announce: true,
+        status: 429,
+        retryAfter: true,
+        allowed: 0,
+        refused: 0,
+      });
       await call(emu, "GET", "/dns/zones");
       const second = await call(emu, "GET", "/dns/zones");
       expect(second.headers.get("ratelimit")).toBe('"default";r=3;t=2');
@@ -196,6 +283,74 @@ describe("the emulator's rate-limit mode", () => {
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toMatch(/^announce:/);
       expect((await call(emu, "GET", "/_emulator/rate-limit", { auth: null })).body.announce).toBe(true);
+    });
+  });
+
+  it("refuses with 503 and no Retry-After when set so, as nginx's limit_req, and counts it refused", async () => {
+    await withEmulator(
+      async (emu) => {
+        const first = await call(emu, "POST", "/dns/zones", { body: { name: "nginx.example" } });
+        expect(first.status).toBe(201);
+        const refused = await call(emu, "POST", "/dns/zones", { body: { name: "refused.example" } });
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get("retry-after")).toBeNull();
+        // The §2.1 body, its code the one of any 503 the front writes (api-server.ts picks it by
+        // status), its message the rate limit's, without pointing at a Retry-After that is not sent.
+        expect(refused.body.error.code).toBe("unavailable");
+        expect(refused.body.error.message).toMatch(/^too many requests: .*1 per second; wait and send/);
+        expect(refused.body.error.message).not.toMatch(/Retry-After/);
+        expect((await call(emu, "GET", "/_emulator/state", { auth: null })).body.zones).toBe(1);
+        const limit = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
+        expect(limit.body).toEqual({
+          requestsPerSecond: 1,
+          burst: 1,
+          announce: false,
+          status: 503,
+          retryAfter: false,
+          allowed: 1,
+          refused: 1,
+        });
+      },
+      { rateLimit: { requestsPerSecond: 1, burst: 1, status: 503, retryAfter: false } },
+    );
+  });
+
+  it("takes status and retryAfter at run time, each on its own, and refuses values it cannot play", async () => {
+    await withEmulator(async (emu) => {
+      const set = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 1, burst: 1, status: 503 },
+      });
+      expect(set.body).toMatchObject({ status: 503, retryAfter: true });
+      await call(emu, "GET", "/dns/zones");
+      const withRetryAfter = await call(emu, "GET", "/dns/zones");
+      expect(withRetryAfter.status).toBe(503);
+      expect(withRetryAfter.headers.get("retry-after")).toBe("1");
+      expect(withRetryAfter.body.error.message).toMatch(/wait Retry-After seconds/);
+      await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 1, burst: 1, retryAfter: false, announce: true },
+      });
+      await call(emu, "GET", "/dns/zones");
+      const bare = await call(emu, "GET", "/dns/zones");
+      expect(bare.status).toBe(429);
+      expect(bare.headers.get("retry-after")).toBeNull();
+      // The announced limit is sent whatever the refusal looks like.
+      expect(bare.headers.get("ratelimit")).toBe('"default";r=0;t=1');
+      const badStatus = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 1, status: 500 },
+      });
+      expect(badStatus.status).toBe(400);
+      expect(badStatus.body.error.message).toMatch(/^status: must be one of 429, 503/);
+      const badRetryAfter = await call(emu, "PUT", "/_emulator/rate-limit", {
+        auth: null,
+        body: { requestsPerSecond: 1, retryAfter: "x" },
+      });
+      expect(badRetryAfter.status).toBe(400);
+      expect(badRetryAfter.body.error.message).toMatch(/^retryAfter:/);
+      const kept = await call(emu, "GET", "/_emulator/rate-limit", { auth: null });
+      expect(kept.body).toMatchObject({ status: 429, retryAfter: false, allowed: 2, refused: 2 });
     });
   });
 });

@@ -12,8 +12,8 @@
  * it (multiplicative decrease, as TCP and the AWS SDK's adaptive retry mode do; the plateau, as
  * TCP CUBIC's), so that it finds a limit it was never told and shares it with other processes using
  * the same key; a short refusal of such a probe holds only its own request (`holdFor`). A 503
- * eases a known rate off for a while, without taking it for the limit. A request sent again goes
- * before first sendings.
+ * eases a known rate off for a while, without taking it for the limit, unless 503s come as thick
+ * as a limit's refusals (`busyLimitCount`). A request sent again goes before first sendings.
  * `maxRequestsPerSecond` starts it at that rate, which it never exceeds; `maxConcurrentRequests`
  * bounds the requests in flight. A rate the platform announces in its answers' headers
  * (rate-headers.ts) sets it at 95 % of that rate without a refusal, and caps it there.
@@ -102,6 +102,17 @@ const startIncrease = 1.5;
 const longestPauseMs = defaultRetryPolicy.maxTotalMs;
 /** The longest `Retry-After` a paced gate's probe may meet without holding every call (`holdFor`). */
 const shortRefusalMs = 1_000;
+/**
+ * 503s are taken for a limit's refusals, from then on, once `busyLimitCount` of the last
+ * `recentAnswers` answers were 503s: a front that refuses with 503 and no `Retry-After` (nginx's
+ * `limit_req` as it comes) is then paced as a 429's is. Taken for a busy platform (`ease`), a
+ * gate under such a front never learned a rate: the engine sent at full speed, 1.2 to 16 requests
+ * were refused for each served, and requests ran out of their attempts (up to 70 % of them in the
+ * pacing simulation; bench/README.md, "A limit that refuses with 503"). Sporadic 503s (the soak's
+ * one in ten) come so thick with a chance of about one in two million at each.
+ */
+const recentAnswers = 16;
+const busyLimitCount = 10;
 /** The rate never goes below this many requests per second. */
 const floorRate = 0.5;
 /** How far back the requests the platform accepted are counted to measure the rate it allows. */
@@ -152,6 +163,10 @@ export class Pace implements Gate {
   /** When a caller last had to wait for its turn: only then is a higher rate worth trying. */
   private heldAt = -Infinity;
   private accepted: number[] = [];
+  /** Whether each of the last answers (`recentAnswers`) was a 503. */
+  private recent: boolean[] = [];
+  /** Whether 503s came as a limit's refusals do (`busyLimitCount`): then each is taken for one. */
+  private busyIsLimit = false;
   private inFlight = 0;
   /** Requests in flight allowed while no rate is known (`firstWindow`). */
   private window = windowBeforeAnswers;
@@ -287,7 +302,11 @@ export class Pace implements Gate {
     this.slotWaiters.shift()?.();
     const now = this.clock.now();
     if (signal.kind !== "none" && signal.announcedRate !== undefined) this.heed(signal.announcedRate, now);
-    if (signal.kind !== "none") this.window = Math.max(this.window, firstWindow);
+    if (signal.kind !== "none") {
+      this.window = Math.max(this.window, firstWindow);
+      this.recent.push(signal.kind === "busy");
+      if (this.recent.length > recentAnswers) this.recent.shift();
+    }
     switch (signal.kind) {
       case "accepted":
         this.window += 1;
@@ -300,7 +319,9 @@ export class Pace implements Gate {
         this.lower(ticket, now, refusedDecrease);
         return;
       case "busy":
-        if (this.rate !== Infinity) this.ease(ticket, now);
+        this.busyIsLimit ||= this.busyLikeLimit();
+        if (this.busyIsLimit) this.lower(ticket, now, refusedDecrease);
+        else if (this.rate !== Infinity) this.ease(ticket, now);
         return;
       case "none":
         return;
@@ -419,6 +440,11 @@ export class Pace implements Gate {
     this.lastCutAt = now;
     // The raise waits for a second of requests, not of a pause.
     this.lastChangeAt = Math.max(now, this.pausedUntil);
+  }
+
+  /** Whether the last answers' 503s are a limit's refusals (`busyLimitCount`). */
+  private busyLikeLimit(): boolean {
+    return this.recent.filter((busy) => busy).length >= busyLimitCount;
   }
 
   /**

@@ -5,7 +5,7 @@
  * may hold it longer. Giving up, it throws the last error with the
  * attempts and the time they took.
  */
-import { backoffDelay, type RetryPolicy } from "../retry.js";
+import { backoffDelay, notProcessedStatuses, type RetryPolicy } from "../retry.js";
 import type { Clock } from "../vocabulary.js";
 import type { ApiResponse, Attempt } from "./types.js";
 
@@ -31,7 +31,9 @@ export async function retrying<T>(
     if (outcome.fate === "answered") throw error;
     if (outcome.fate === "unreadable" && (!outcome.spoiled || ++unreadable > maxUnreadableRepeats)) throw error;
     const gaveUp = () => error.withDetails({ attempts, elapsedMs: clock.now() - started });
-    if (attempts >= (error.status === 429 ? policy.maxRefusedAttempts : policy.maxAttempts)) throw gaveUp();
+    // A 429 or a 503 was not processed, and may be a limit's refusal (pace.ts, `busyLimitCount`).
+    const refused = error.status !== undefined && notProcessedStatuses.has(error.status);
+    if (attempts >= (refused ? policy.maxRefusedAttempts : policy.maxAttempts)) throw gaveUp();
     const wait = outcome.retryAfterMs ?? backoffDelay(attempts - 1, policy);
     if (clock.now() - started + wait > policy.maxTotalMs) throw gaveUp();
     const seconds = Math.round(wait / 100) / 10;

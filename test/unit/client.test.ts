@@ -120,10 +120,10 @@ describe("ApiClient", () => {
     nock(base)
       .get("/x")
       .times(3)
-      .reply(503, { error: { code: "unavailable", message: "busy" } });
+      .reply(502, { error: { code: "bad_gateway", message: "upstream" } });
     const err = await thrown(() => client({ retry: { maxAttempts: 3 } }).request({ method: "GET", path: "/x" }));
-    expect(err.code).toBe("CLOUDPLATFORM_HTTP_503");
-    expect(err.status).toBe(503);
+    expect(err.code).toBe("CLOUDPLATFORM_HTTP_502");
+    expect(err.status).toBe(502);
     expect(err.endpoint).toBe("GET /x");
     expect(err.message).toMatch(/Gave up after/);
   });

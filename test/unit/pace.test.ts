@@ -140,6 +140,38 @@ describe("Pace (fake clock)", () => {
     expect(known.currentRate).toBeCloseTo(9);
   });
 
+  it("503s as thick as a limit's refusals (10 of the last 16 answers) are taken for them, then and from then on", async () => {
+    const g = gate();
+    const answer = async (signal: Signal) => g.release(await g.acquire(), signal);
+    for (let i = 0; i < 6; i++) await answer({ kind: "accepted" });
+    // nginx's limit_req as it comes: 503 and no Retry-After. Nine of the last 15 answers: still busy.
+    for (let i = 0; i < 9; i++) await answer({ kind: "busy" });
+    expect(g.currentRate).toBe(Infinity);
+    await answer({ kind: "busy" });
+    // The rate the platform accepted in the last second (6), as at a first 429.
+    expect(g.currentRate).toBeCloseTo(6 * 0.85);
+    // From then on a single 503 among accepted answers is a refusal: the rate is cut to 85 %, where
+    // a busy platform's eases to 90 %.
+    const paced = async (signal: Signal) => {
+      const ticket = g.acquire();
+      await vi.advanceTimersByTimeAsync(300);
+      g.release(await ticket, signal);
+    };
+    for (let i = 0; i < 7; i++) await paced({ kind: "accepted" });
+    const before = g.currentRate;
+    await paced({ kind: "busy" });
+    expect(g.currentRate).toBeCloseTo(before * 0.85);
+  });
+
+  it("spread 503s (9 of any 16 answers) are never taken for a limit while no rate is known", async () => {
+    const g = gate();
+    for (let i = 0; i < 160; i++) {
+      const signal: Signal = i % 16 < 9 ? { kind: "busy" } : { kind: "accepted" };
+      g.release(await g.acquire(), signal);
+    }
+    expect(g.currentRate).toBe(Infinity);
+  });
+
   it("sporadic 503s ease the rate off and let it back: a 503 is not the limit, and the plateau still ends", async () => {
     const g = await refusedAtEightAndAHalf();
     // One answer in ten is a 503 (the soak's faults) for 30 s of callers at about 8 a second.

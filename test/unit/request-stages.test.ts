@@ -443,18 +443,18 @@ describe("retry", () => {
 
   it("gives up after the last attempt, saying how many it made and how long they took", async () => {
     const c = clock();
-    const a = attempts(lost(), lost(), statusFailure(503, "notProcessed", 1_700));
+    const a = attempts(lost(), lost(), statusFailure(504, "unknown", 1_700));
     const err = await thrown(() => retrying(a.attempt, "POST /z", policy, c));
     expect(a.made()).toBe(3);
     expect(c.waits).toEqual([150, 300]);
-    expect(err).toMatchObject({ code: "CLOUDPLATFORM_HTTP_503", attempts: 3, elapsedMs: 450 });
+    expect(err).toMatchObject({ code: "CLOUDPLATFORM_HTTP_504", attempts: 3, elapsedMs: 450 });
     expect(err.message).toMatch(
       /The platform failed; try again later\. Gave up after 3 attempts in 0s; try again later\.$/,
     );
   });
 
-  it("repeats a refusal (429) up to maxRefusedAttempts, every other failure up to maxAttempts", async () => {
-    const refusal = () => ({ ...statusFailure(429, "notProcessed", 1_000), paced: true });
+  it("repeats a refusal (429 or 503) up to maxRefusedAttempts, every other failure up to maxAttempts", async () => {
+    const refusal = () => statusFailure(429, "notProcessed", 1_000);
     const bounded = { ...policy, maxAttempts: 3, maxRefusedAttempts: 5 };
     const four = attempts(refusal(), refusal(), refusal(), refusal(), success("served"));
     expect((await retrying(four.attempt, "POST /z", bounded, clock())).data).toBe("served");
@@ -462,9 +462,13 @@ describe("retry", () => {
     const five = attempts(refusal(), refusal(), refusal(), refusal(), refusal());
     const err = await thrown(() => retrying(five.attempt, "POST /z", bounded, clock()));
     expect(err).toMatchObject({ code: "CLOUDPLATFORM_RATE_LIMITED", attempts: 5 });
-    const busy = attempts(...[1, 2, 3].map(() => statusFailure(503, "notProcessed", 1_000)), success("never"));
-    await thrown(() => retrying(busy.attempt, "POST /z", bounded, clock()));
-    expect(busy.made()).toBe(3);
+    // A front may refuse with 503 and no Retry-After (nginx's limit_req as it comes): a refusal too.
+    const busy = attempts(...[1, 2, 3, 4].map(() => statusFailure(503, "notProcessed")), success("served"));
+    expect((await retrying(busy.attempt, "POST /z", bounded, clock())).data).toBe("served");
+    expect(busy.made()).toBe(5);
+    const gateway = attempts(...[1, 2, 3].map(() => statusFailure(504, "unknown")), success("never"));
+    await thrown(() => retrying(gateway.attempt, "GET /z", bounded, clock()));
+    expect(gateway.made()).toBe(3);
     expect(defaultRetryPolicy.maxRefusedAttempts).toBeGreaterThan(defaultRetryPolicy.maxAttempts);
   });
 

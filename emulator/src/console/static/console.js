@@ -367,7 +367,10 @@
     const pill = $("rate-limit-state");
     const on = limit.requestsPerSecond > 0;
     pill.textContent = on
-      ? `rate limit: ${limit.requestsPerSecond}/s, burst ${limit.burst}${limit.announce ? ", announced" : ""} · ${limit.refused} refused`
+      ? `rate limit: ${limit.requestsPerSecond}/s, burst ${limit.burst}${limit.announce ? ", announced" : ""}` +
+        // The refusal, when it is not the default 429 with Retry-After (nginx's limit_req: 503, none).
+        `${limit.status === 503 ? ", refused with 503" : ""}${limit.retryAfter === false ? " without Retry-After" : ""}` +
+        ` · ${limit.refused} refused`
       : "no rate limit";
     pill.className = on ? "pill warn" : "pill";
     pill.title = `${limit.allowed} allowed, ${limit.refused} refused (PUT /_emulator/rate-limit changes it)`;
