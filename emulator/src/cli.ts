@@ -112,17 +112,18 @@ export function parseCliOptions(argv: string[]): { help: true } | { help: false;
     values["fault-rate"] === undefined ? undefined : parseStatusRates(values["fault-rate"]),
   );
   const announce = values["announce-rate-limit"] === true;
-  if (announce && values["rate-limit"] === undefined) {
-    throw new UsageError("--announce-rate-limit: there is no limit to announce; add --rate-limit <r>[/<b>]");
-  }
-  // How a refusal looks only matters with a limit to refuse by: alone, these flags are a mistake.
   const refusalStatus = values["rate-limit-status"];
-  if (refusalStatus !== undefined && values["rate-limit"] === undefined) {
-    throw new UsageError("--rate-limit-status: there is no limit to refuse by; add --rate-limit <r>[/<b>]");
-  }
   const noRetryAfter = values["rate-limit-no-retry-after"] === true;
-  if (noRetryAfter && values["rate-limit"] === undefined) {
-    throw new UsageError("--rate-limit-no-retry-after: there is no limit to refuse by; add --rate-limit <r>[/<b>]");
+  // How the limit is announced and how it refuses only matter with a limit: alone, these flags are a mistake.
+  const needLimit = {
+    "announce-rate-limit": announce,
+    "rate-limit-status": refusalStatus !== undefined,
+    "rate-limit-no-retry-after": noRetryAfter,
+  };
+  for (const [flag, given] of Object.entries(needLimit)) {
+    if (given && values["rate-limit"] === undefined) {
+      throw new UsageError(`--${flag}: it needs a limit; add --rate-limit <r>[/<b>]`);
+    }
   }
   const rateLimit = asUsage((): RateLimitSettings | undefined => {
     if (values["rate-limit"] === undefined) return undefined;

@@ -14,6 +14,14 @@ import { useEmulator, useExampleStack } from "../support/hooks.js";
 import { processTree, signal, type Proc } from "../support/processes.mts";
 import { SoakStack } from "../support/stacks.mts";
 
+/** The soak program's config for `buckets` buckets of one credential each, no zones. */
+const soakOf = (buckets: number, namePrefix?: string) => ({
+  "cloudplatform-soak:buckets": { value: String(buckets) },
+  "cloudplatform-soak:credentialsPerBucket": { value: "1" },
+  "cloudplatform-soak:zones": { value: "0" },
+  ...(namePrefix === undefined ? {} : { "cloudplatform-soak:namePrefix": { value: namePrefix } }),
+});
+
 // A small burst, so that the engine's first wave (8 creates at once) meets the limit even on a
 // machine too busy to send 10 requests a second.
 const rate = 10;
@@ -24,11 +32,7 @@ describe(`${buckets} buckets and ${buckets} credentials under a limit of ${rate}
   const soak = useExampleStack("soak", {
     launch: () => startEmulator({ logger: silentLogger, rateLimit: { requestsPerSecond: rate, burst } }),
   });
-  const config = {
-    "cloudplatform-soak:buckets": { value: String(buckets) },
-    "cloudplatform-soak:credentialsPerBucket": { value: "1" },
-    "cloudplatform-soak:zones": { value: "0" },
-  };
+  const config = soakOf(buckets);
 
   it("the first `up` succeeds, with refusals under 10 % of the requests served, near the ideal time", async () => {
     const up = await soak.stack.up(config);
@@ -65,12 +69,7 @@ describe(`3 stacks of ${perStack} + ${perStack} at once, one key, ${sharedRate} 
     startEmulator({ logger: silentLogger, rateLimit: { requestsPerSecond: sharedRate, burst: 1 } }),
   );
   const stacks = [0, 1, 2].map(() => useExampleStack("soak", { on: platform }));
-  const configOf = (i: number) => ({
-    "cloudplatform-soak:buckets": { value: String(perStack) },
-    "cloudplatform-soak:credentialsPerBucket": { value: "1" },
-    "cloudplatform-soak:zones": { value: "0" },
-    "cloudplatform-soak:namePrefix": { value: `shared${i}` },
-  });
+  const configOf = (i: number) => soakOf(perStack, `shared${i}`);
 
   it("every first `up` succeeds, with refusals under 25 % of the requests served", async () => {
     const ups = await Promise.all(stacks.map((s, i) => s.stack.up(configOf(i))));
@@ -106,11 +105,7 @@ describe(`${announcedBuckets} + ${announcedBuckets} under ${announcedRate} reque
   });
 
   it("the first `up` is paced from the platform's first answer, with no refusal", async () => {
-    const up = await soak.stack.up({
-      "cloudplatform-soak:buckets": { value: String(announcedBuckets) },
-      "cloudplatform-soak:credentialsPerBucket": { value: "1" },
-      "cloudplatform-soak:zones": { value: "0" },
-    });
+    const up = await soak.stack.up(soakOf(announcedBuckets));
     expect(up.changes).toMatchObject({ create: 2 * announcedBuckets + 1 });
     const limit = await soak.platform.rateLimit();
     expect(limit.allowed).toBe(2 * announcedBuckets);
@@ -145,11 +140,7 @@ describe(`${busyBuckets} + ${busyBuckets} under ${busyRate} requests per second,
   });
 
   it("the first `up` succeeds, paced at the limit it found from the 503s", async () => {
-    const up = await soak.stack.up({
-      "cloudplatform-soak:buckets": { value: String(busyBuckets) },
-      "cloudplatform-soak:credentialsPerBucket": { value: "1" },
-      "cloudplatform-soak:zones": { value: "0" },
-    });
+    const up = await soak.stack.up(soakOf(busyBuckets));
     expect(up.changes).toMatchObject({ create: 2 * busyBuckets + 1 });
     const limit = await soak.platform.rateLimit();
     expect(limit).toMatchObject({ status: 503, retryAfter: false, allowed: 2 * busyBuckets });
@@ -171,18 +162,12 @@ describe("a stack sharing its key with a suspended deployment", () => {
   );
   const first = useExampleStack("soak", { on: platform });
   const second = useExampleStack("soak", { on: platform });
-  const size = (buckets: number, prefix: string) => ({
-    "cloudplatform-soak:buckets": { value: String(buckets) },
-    "cloudplatform-soak:credentialsPerBucket": { value: "1" },
-    "cloudplatform-soak:zones": { value: "0" },
-    "cloudplatform-soak:namePrefix": { value: prefix },
-  });
 
   it("deploys without it, and the suspended one converges once resumed", async () => {
     const root = await mkdtemp(path.join(os.tmpdir(), "cloudplatform-e2e-suspended-"));
     const { emulator } = platform;
     const suspended = new SoakStack(first.stack.workDir, path.join(root, "state"), "e2e", "cloudplatform-soak");
-    const running = suspended.start("up", { ...providerConfig(emulator), ...size(30, "held") });
+    const running = suspended.start("up", { ...providerConfig(emulator), ...soakOf(30, "held") });
     let hosts: Proc[] = [];
     try {
       // Under way: its provider process leads the key's gate (60 calls at 4 a second: 15 s or more).
@@ -197,7 +182,7 @@ describe("a stack sharing its key with a suspended deployment", () => {
 
       const started = performance.now();
       const up = await Promise.race([
-        second.stack.up(size(3, "free")),
+        second.stack.up(soakOf(3, "free")),
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 120_000)),
       ]);
       expect(up, "the second stack's up waited on the suspended leader for 2 minutes").toBeDefined();
