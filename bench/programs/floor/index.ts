@@ -9,7 +9,7 @@
 import * as pulumi from "@pulumi/pulumi";
 
 const config = new pulumi.Config();
-const count = config.requireNumber("resources", { min: 1, max: 1000 });
+const count = config.requireNumber("resources", { min: 1, max: 10_000 });
 const pairs = config.getBoolean("pairs") ?? false;
 
 // Without pairs, exactly the floor of before: no inputs, no outputs (the provider text differs by
