@@ -282,6 +282,72 @@ describe("examples/yaml-dns", () => {
   });
 });
 
+// Stacks of any language deploying at once with one key pace as one (docs/limits.md, "Rate limits"):
+// each plugin process finds the gate the first one serves over a local socket
+// (provider/request/shared-gate.ts), as the Node.js programs' provider processes do
+// (test/e2e/rate-limit.test.ts). Two YAML stacks, each its own `pulumi up` and plugin process, under
+// a limit with no burst, not announced: a token bucket of 1 refuses the second of any two calls
+// closer than its interval, whichever process sent them, so two gates that cannot see each other's
+// calls are refused far more than one shared gate.
+const fleetBuckets = 12;
+const fleetRate = 4;
+describe(`two YAML stacks of ${fleetBuckets} + ${fleetBuckets} at once, one key, ${fleetRate} requests per second with no burst`, () => {
+  const stacks: Cli[] = [];
+
+  beforeAll(async () => {
+    for (const fleet of ["north", "south"]) {
+      const dir = path.join(sandbox.root, `yaml-fleet-${fleet}`);
+      await mkdir(dir);
+      const resources = Array.from({ length: fleetBuckets }, (_, i) =>
+        [
+          `  ${fleet}${i}:`,
+          "    type: cloudplatform:index:Bucket",
+          "    properties:",
+          "      forceDestroy: true",
+          `  ${fleet}${i}-writer:`,
+          "    type: cloudplatform:index:BucketCredential",
+          "    properties:",
+          `      bucketId: \${${fleet}${i}.bucketId}`,
+        ].join("\n"),
+      );
+      await writeFile(
+        path.join(dir, "Pulumi.yaml"),
+        [`name: cloudplatform-yaml-${fleet}`, "runtime: yaml", "resources:", ...resources, ""].join("\n"),
+      );
+      stacks.push(await stackIn(dir));
+    }
+    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: fleetRate, burst: 1 });
+  });
+  afterAll(async () => {
+    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: 0 });
+  });
+
+  it("both first `up`s succeed through one shared gate, with refusals under 25 % of the requests served", async () => {
+    const ups = await Promise.all(stacks.map((pulumi) => pulumi(["up", "--yes", "--skip-preview"])));
+    for (const up of ups) expect(up).toMatch(new RegExp(`\\+ ${2 * fleetBuckets + 1} created`));
+    const limit = (await (await management(emulator, "GET", "/_emulator/rate-limit")).json()) as {
+      allowed: number;
+      refused: number;
+    };
+    // One create per resource: what the platform served is the work.
+    expect(limit.allowed).toBe(2 * 2 * fleetBuckets);
+    // One gate: 5 and 6 refused of 48 in two runs, most while it learns the limit (2 or 3 of the
+    // first calls, one per cut after); 11 when it let 8 go at once on the first answer (pace.ts,
+    // `firstWindow`). A gate per process (CLOUDPLATFORM_SHARED_GATE=0): 17 and 19, and 34-43 s
+    // instead of 20 s. Room for a CI machine's jitter, under which a limit with no burst refuses
+    // calls the gate spaced right.
+    expect(limit.refused, JSON.stringify(limit)).toBeLessThanOrEqual(0.25 * limit.allowed);
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 2 * fleetBuckets, credentials: 2 * fleetBuckets });
+  });
+
+  it("`pulumi destroy` of both leaves the emulator empty", async () => {
+    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: 0 });
+    for (const pulumi of stacks)
+      expect(await pulumi(["destroy", "--yes"])).toMatch(new RegExp(`- ${2 * fleetBuckets + 1} deleted`));
+    expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
+  });
+});
+
 describe("`pulumi import` in a YAML project", () => {
   let dir: string;
   let pulumi: Cli;

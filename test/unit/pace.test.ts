@@ -371,7 +371,7 @@ describe("Pace (fake clock)", () => {
     expect(await mostInFlight(gate({ maxConcurrentRequests: 2 }), 10)).toBe(2);
   });
 
-  it("while no rate is known, sends one request until the platform answers, then 8 at once, growing by one per success", async () => {
+  it("while no rate is known, sends one request until the platform answers, then 2, growing by one per success", async () => {
     const g = gate();
     const given: number[] = [];
     const waiting = Array.from({ length: 9 }, (_, i) => g.acquire().then((ticket) => (given.push(i), ticket)));
@@ -380,11 +380,18 @@ describe("Pace (fake clock)", () => {
     expect(given).toEqual([0]);
     g.release(await waiting[0]!, { kind: "accepted" });
     await vi.advanceTimersByTimeAsync(0);
-    // Answered: the window is 8, and the accepted answer added one.
+    // Answered: the window is 2, and the accepted answer added one. Not the whole first wave: under
+    // a limit with no burst all but one of it would be refused.
+    expect(given).toEqual([0, 1, 2, 3]);
+    for (const ticket of await Promise.all(waiting.slice(1, 4))) g.release(ticket, { kind: "accepted" });
+    await vi.advanceTimersByTimeAsync(0);
+    // One more per success: 6, of which the 5 left take theirs.
     expect(given).toHaveLength(9);
-    for (const ticket of await Promise.all(waiting.slice(1))) g.release(ticket, { kind: "accepted" });
-    expect(await mostInFlight(gate(), 9)).toBe(8);
-    expect(await mostInFlight(gate(), 100)).toBeGreaterThan(8);
+    for (const ticket of await Promise.all(waiting.slice(4))) g.release(ticket, { kind: "accepted" });
+    // Round trips of 10 ms: 1, then 3, then 6, 12… in flight, as TCP's slow start.
+    expect(await mostInFlight(gate(), 4)).toBe(3);
+    expect(await mostInFlight(gate(), 10)).toBe(6);
+    expect(await mostInFlight(gate(), 100)).toBeGreaterThan(20);
   });
 
   it("paces a turn that waited for the first answer by the rate that answer announced", async () => {
