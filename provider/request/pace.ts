@@ -124,9 +124,9 @@ const windowMs = 1_000;
  * at most this many at once before the gate learns its rate. Not 8, as it was: the engine's first
  * wave then met a limit with no burst 8 calls at a time, of which it refused 6 to 8 before the
  * gate knew a rate, a fixed cost that is most of the refusals of a small stack (11 of 48 calls for
- * two stacks of 12 + 12 under 4 a second; with 2, 5 or 6: test/e2e/yaml.test.ts). Before the first answer, one: a platform that
- * announces its limit in its headers (rate-headers.ts) is paced from its first answer rather than
- * refusing a first wave sent blind, for one round trip at the start.
+ * two stacks of 12 + 12 under 4 a second; with 2, 5 or 6: test/e2e/yaml.test.ts). Before the first
+ * answer, one: a platform that announces its limit in its headers (rate-headers.ts) is paced from
+ * its first answer rather than refusing a first wave sent blind, for one round trip at the start.
  */
 const firstWindow = 2;
 const windowBeforeAnswers = 1;
