@@ -11,7 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchEmulator, management, type Emulator } from "../support/emulator.js";
-import { emulatorState } from "../support/platform.mts";
+import { emulatorState, Platform } from "../support/platform.mts";
 import { packPlugin, PluginSandbox, repoRoot, yamlHostDir } from "./support/plugin-cli.js";
 import { readerScript, readmeBlocks } from "./support/readme.js";
 import { bucketRequests, listKeys, readObject } from "./support/objects.js";
@@ -293,8 +293,10 @@ const fleetBuckets = 12;
 const fleetRate = 4;
 describe(`two YAML stacks of ${fleetBuckets} + ${fleetBuckets} at once, one key, ${fleetRate} requests per second with no burst`, () => {
   const stacks: Cli[] = [];
+  let platform: Platform;
 
   beforeAll(async () => {
+    platform = new Platform(emulator);
     for (const fleet of ["north", "south"]) {
       const dir = path.join(sandbox.root, `yaml-fleet-${fleet}`);
       await mkdir(dir);
@@ -316,19 +318,16 @@ describe(`two YAML stacks of ${fleetBuckets} + ${fleetBuckets} at once, one key,
       );
       stacks.push(await stackIn(dir));
     }
-    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: fleetRate, burst: 1 });
+    await platform.setRateLimit({ requestsPerSecond: fleetRate, burst: 1 });
   });
   afterAll(async () => {
-    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: 0 });
+    await platform.setRateLimit({ requestsPerSecond: 0 });
   });
 
   it("both first `up`s succeed through one shared gate, with refusals under 25 % of the requests served", async () => {
     const ups = await Promise.all(stacks.map((pulumi) => pulumi(["up", "--yes", "--skip-preview"])));
     for (const up of ups) expect(up).toMatch(new RegExp(`\\+ ${2 * fleetBuckets + 1} created`));
-    const limit = (await (await management(emulator, "GET", "/_emulator/rate-limit")).json()) as {
-      allowed: number;
-      refused: number;
-    };
+    const limit = await platform.rateLimit();
     // One create per resource: what the platform served is the work.
     expect(limit.allowed).toBe(2 * 2 * fleetBuckets);
     // One gate: 5 and 6 refused of 48 in two runs, most while it learns the limit (2 or 3 of the
@@ -341,7 +340,7 @@ describe(`two YAML stacks of ${fleetBuckets} + ${fleetBuckets} at once, one key,
   });
 
   it("`pulumi destroy` of both leaves the emulator empty", async () => {
-    await management(emulator, "PUT", "/_emulator/rate-limit", { requestsPerSecond: 0 });
+    await platform.setRateLimit({ requestsPerSecond: 0 });
     for (const pulumi of stacks)
       expect(await pulumi(["destroy", "--yes"])).toMatch(new RegExp(`- ${2 * fleetBuckets + 1} deleted`));
     expect(await emulatorState(emulator)).toMatchObject({ buckets: 0, credentials: 0 });
